@@ -1,0 +1,48 @@
+"""Command line: ``python -m cotbook <command>``.
+
+- ``chapters [NAME ...]``: execute chapters into ``tests/notebooks/`` (the nbval copies) and fail
+  if one takes longer than its budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import chapters
+
+CHAPTER_BUDGET_S = 180.0
+
+
+def _chapters(args) -> int:
+    root = Path(args.root)
+    paths = chapters.chapter_paths(root)
+    if args.names:
+        unknown = set(args.names) - {p.stem for p in paths}
+        if unknown:
+            raise SystemExit(f"unknown chapter(s): {', '.join(sorted(unknown))}")
+        paths = [p for p in paths if p.stem in args.names]
+    slow = []
+    for path in paths:
+        print(f"executing {path.relative_to(root)} ...", flush=True)
+        seconds = chapters.execute(path, chapters.executed_copy(root, path))
+        print(f"  {seconds:.1f} s -> {chapters.executed_copy(root, path).relative_to(root)}")
+        if seconds > args.budget:
+            slow.append(f"{path.stem} ({seconds:.0f} s)")
+    if slow:
+        print(f"over the {args.budget:.0f} s budget: {', '.join(slow)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="cotbook", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("chapters", help="execute chapters into tests/notebooks (nbval copies)")
+    p.add_argument("names", nargs="*", help="chapter names (file stems); default: all")
+    p.add_argument("--root", default=".", help="repository root (default: .)")
+    p.add_argument("--budget", type=float, default=CHAPTER_BUDGET_S, help="seconds per chapter")
+    p.set_defaults(run=_chapters)
+    args = parser.parse_args(argv)
+    return args.run(args)

@@ -1,0 +1,48 @@
+"""Figure helpers shared by the chapters (one look for every plot in the book)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from . import _checks
+
+__all__ = ["error_curve", "block_heatmap"]
+
+
+def error_curve(ax, mean, sem=None, *, label=None, **style):
+    """Plot ``E_t`` against ``t = 0, 1, ...`` on a log scale, with ``+-`` SEM bars if given."""
+    mean = _checks.array("mean", mean, ndim=1)
+    t = np.arange(mean.size)
+    if sem is None:
+        ax.plot(t, mean, label=label, **style)
+    else:
+        sem = _checks.array("sem", sem, ndim=1)
+        if sem.shape != mean.shape:
+            raise ValueError(f"sem must have the shape of mean {mean.shape}, got {sem.shape}")
+        ax.errorbar(t, mean, yerr=sem, label=label, capsize=2, **style)
+    ax.set_yscale("log")
+    ax.set_xlabel("CoT depth $t$")
+    ax.set_ylabel(r"$\mathcal{E}_t$")
+    return ax
+
+
+def block_heatmap(ax, matrix, D, *, title=None):
+    """Show a ``(2D+2) x (2D+2)`` parameter matrix with its ``(D, 1, D, 1)`` blocks outlined."""
+    matrix = _checks.array("matrix", matrix, ndim=2)
+    D = _checks.positive_int("D", D)
+    if matrix.shape != (2 * D + 2, 2 * D + 2):
+        raise ValueError(f"matrix must have shape {(2 * D + 2,) * 2}, got {matrix.shape}")
+    scale = np.max(np.abs(matrix)) or 1.0
+    image = ax.imshow(matrix, cmap="RdBu_r", vmin=-scale, vmax=scale)
+    for edge in (D, D + 1, 2 * D + 1):
+        ax.axhline(edge - 0.5, color="0.5", lw=0.6)
+        ax.axvline(edge - 0.5, color="0.5", lw=0.6)
+    names = ["$x$", "$y$", r"$\hat w$", "1"]
+    centres = [(D - 1) / 2, D, D + 1 + (D - 1) / 2, 2 * D + 1]
+    ax.set_xticks(centres, names)
+    ax.set_yticks(centres, names)
+    if title:
+        ax.set_title(title)
+    plt.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    return ax

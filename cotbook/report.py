@@ -1,0 +1,36 @@
+"""Printing checks and numbers in the chapters at a stable precision.
+
+A chapter never just *claims* that two computations agree: it calls :func:`check`, which prints
+the measured discrepancy and raises if it exceeds the tolerance, so a chapter that stops agreeing
+fails to execute (and its nbval test fails).  Discrepancies at round-off level (below 1e-10)
+differ between machines in their last digits; the nbval sanitizer replaces exactly those.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _checks
+
+__all__ = ["max_rel_diff", "check"]
+
+
+def max_rel_diff(a, b) -> float:
+    """``max |a - b| / max |b|``: the discrepancy of ``a`` from the reference ``b``."""
+    a = _checks.array("a", a)
+    b = _checks.array("b", b)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
+    scale = np.max(np.abs(b))
+    if scale == 0:
+        raise ValueError("b must not be identically zero (no scale for a relative difference)")
+    return float(np.max(np.abs(a - b)) / scale)
+
+
+def check(label: str, error, tol) -> None:
+    """Print ``<label>: max error <error> <= <tol>``; raise ``AssertionError`` if it is larger."""
+    error = _checks.nonnegative("error", error)
+    tol = _checks.positive("tol", tol)
+    if error > tol:
+        raise AssertionError(f"{label}: max error {error:.1e} exceeds the tolerance {tol:.0e}")
+    print(f"{label}: max error {error:.1e} <= {tol:.0e}")

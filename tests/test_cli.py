@@ -1,0 +1,45 @@
+import pytest
+
+from cotbook import cli
+
+HEADER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
+
+@pytest.fixture
+def tiny_book(tmp_path):
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "one.md").write_text(
+        HEADER + "\n# One\n\n```{code-cell} ipython3\nx = 1\n```\n"
+    )
+    (tmp_path / "book" / "two.md").write_text(HEADER + "\n# Two\n")
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/one\nchapters:\n  - file: book/two\n"
+    )
+    return tmp_path
+
+
+def test_chapters_command_writes_copies(tiny_book, capsys):
+    assert cli.main(["chapters", "--root", str(tiny_book), "one"]) == 0
+    assert (tiny_book / "tests" / "notebooks" / "one.ipynb").is_file()
+    assert not (tiny_book / "tests" / "notebooks" / "two.ipynb").exists()
+    assert "executing book/one.md" in capsys.readouterr().out
+
+
+def test_chapters_command_enforces_budget(tiny_book, capsys):
+    assert cli.main(["chapters", "--root", str(tiny_book), "--budget", "0", "two"]) == 1
+    assert "over the 0 s budget: two" in capsys.readouterr().err
+
+
+def test_chapters_command_rejects_unknown_names(tiny_book):
+    with pytest.raises(SystemExit, match="unknown chapter"):
+        cli.main(["chapters", "--root", str(tiny_book), "three"])

@@ -1,0 +1,39 @@
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from cotbook import plotting
+
+
+def test_error_curve_plots_log_scale_with_error_bars():
+    fig, ax = plt.subplots()
+    mean = np.array([1.0, 0.5, 0.25])
+    plotting.error_curve(ax, mean, np.array([0.0, 0.1, 0.05]), label="x")
+    assert ax.get_yscale() == "log"
+    line = ax.lines[0]
+    np.testing.assert_array_equal(line.get_xdata(), [0, 1, 2])
+    np.testing.assert_array_equal(line.get_ydata(), mean)
+    assert len(ax.containers) == 1  # the errorbar container
+    plt.close(fig)
+
+
+def test_error_curve_bad_input():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="sem must have the shape of mean"):
+        plotting.error_curve(ax, np.ones(3), np.ones(2))
+    with pytest.raises(ValueError, match="mean must contain only finite"):
+        plotting.error_curve(ax, np.array([1.0, np.nan]))
+    plt.close(fig)
+
+
+def test_block_heatmap():
+    fig, ax = plt.subplots()
+    matrix = np.zeros((8, 8))
+    matrix[4:7, :3] = -2.0
+    plotting.block_heatmap(ax, matrix, 3, title="V")
+    image = ax.images[0]
+    assert image.get_clim() == (-2.0, 2.0)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["$x$", "$y$", r"$\hat w$", "1"]
+    with pytest.raises(ValueError, match="matrix must have shape"):
+        plotting.block_heatmap(ax, np.zeros((7, 7)), 3)
+    plt.close(fig)

@@ -1,0 +1,25 @@
+import numpy as np
+import pytest
+
+from cotbook import report
+
+
+def test_max_rel_diff():
+    assert report.max_rel_diff([1.0, 2.0], [1.0, 4.0]) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="same shape"):
+        report.max_rel_diff([1.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="identically zero"):
+        report.max_rel_diff([1.0], [0.0])
+    with pytest.raises(ValueError, match="a must contain only finite"):
+        report.max_rel_diff([np.nan], [1.0])
+
+
+def test_check_prints_and_raises(capsys):
+    report.check("agreement", 3e-13, 1e-12)
+    assert capsys.readouterr().out == "agreement: max error 3.0e-13 <= 1e-12\n"
+    with pytest.raises(AssertionError, match="exceeds the tolerance"):
+        report.check("agreement", 2e-12, 1e-12)
+    with pytest.raises(ValueError, match="error must be a finite number >= 0"):
+        report.check("agreement", float("nan"), 1e-12)
+    with pytest.raises(ValueError, match="tol must be a finite number > 0"):
+        report.check("agreement", 0.0, 0.0)
