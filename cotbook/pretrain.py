@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks, model
+from . import _checks, model, tasks
+
+TASK_BLOCK = 4096
+"""Tasks drawn per block by :func:`sampled_solution` (part of its random stream: keep fixed)."""
 
 __all__ = [
     "features",
     "ridge_solution",
+    "sampled_solution",
     "loss",
     "loss_gradient",
     "gradient_check",
@@ -68,9 +72,33 @@ def ridge_solution(w, v, lam):
             f"lam must be > 0 when M < D (here M={M}, D={D}): with lam = 0 the ridge minimiser "
             "is not unique"
         )
-    B, C = _moments(w, v, lam)
+    return _solve(*_moments(w, v, lam))
+
+
+def _solve(B, C):
     # A C = B  <=>  C A^T = B^T  (C is symmetric).
     return np.linalg.solve(C, B.T).T
+
+
+def sampled_solution(D, L, M, sigma2, lam, rng):
+    """``A*`` for ``M`` freshly sampled pretraining tasks, in memory ``O(D^2)`` whatever ``M``.
+
+    Draws the tasks' ``(w_mu, v_mu)`` with :func:`cotbook.tasks.sample_features` in blocks of
+    :data:`TASK_BLOCK` and accumulates ``sum w v^T`` and ``sum v v^T`` block by block, so that
+    ``M = tau D`` tasks at ``D = 3200`` never sit in memory at once.  Equal to
+    :func:`ridge_solution` on the concatenated draws.
+    """
+    D = _checks.positive_int("D", D)
+    M = _checks.positive_int("M", M)
+    lam = _checks.nonnegative("lam", lam)
+    if lam == 0 and M < D:
+        raise ValueError(f"lam must be > 0 when M < D (here M={M}, D={D})")
+    wv, vv = np.zeros((D, D)), np.zeros((D, D))
+    for start in range(0, M, TASK_BLOCK):
+        w, v = tasks.sample_features(D, L, min(TASK_BLOCK, M - start), sigma2, rng)
+        wv += w.T @ v
+        vv += v.T @ v
+    return _solve(wv / M, vv / M + (lam / 2) * np.eye(D))
 
 
 def loss(A, X, y, w, lam):

@@ -6,8 +6,8 @@ Paper, Eq. (generalization trace): with ``w_hat_0 = 0`` the CoT error is
 
     E_t = E_X |(I - A* S / alpha)^t|_F^2 / D,      S = X X^T,
 
-which is what this module computes: pretraining data are sampled with
-:func:`cotbook.tasks.sample_features`, ``A*`` with :func:`cotbook.pretrain.ridge_solution`, and
+which is what this module computes: ``A*`` is fitted to freshly sampled
+pretraining tasks by :func:`cotbook.pretrain.sampled_solution`, and
 the expectation over test designs ``X`` by an average over ``test_designs`` fresh noiseless
 designs (label noise does not enter at test time).
 """
@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks, pretrain, tasks
+from . import _checks, pretrain
 
 __all__ = ["design_errors", "error_curve"]
+
+MEMORY_BUDGET = 1 << 30
+"""Bytes of working memory :func:`design_errors` may use for its stacks of ``D x D`` matrices."""
 
 
 def design_errors(A, X, t_max):
@@ -34,13 +37,16 @@ def design_errors(A, X, t_max):
     if A.shape != (D, D):
         raise ValueError(f"A must have shape ({D}, {D}) to match X, got {A.shape}")
     t_max = _checks.nonneg_int("t_max", t_max)
-    step = np.eye(D) - (D / L) * (A @ X) @ np.swapaxes(X, 1, 2)
-    power = np.broadcast_to(np.eye(D), (n, D, D))
+    chunk = max(1, MEMORY_BUDGET // (3 * 8 * D * D))  # step, power and the product
     out = np.empty((n, t_max + 1))
-    for t in range(t_max + 1):
-        if t:
-            power = step @ power
-        out[:, t] = np.einsum("nij,nij->n", power, power) / D
+    for start in range(0, n, chunk):
+        Xc = X[start : start + chunk]
+        step = np.eye(D) - (D / L) * (A @ Xc) @ np.swapaxes(Xc, 1, 2)
+        power = np.broadcast_to(np.eye(D), step.shape)
+        for t in range(t_max + 1):
+            if t:
+                power = step @ power
+            out[start : start + chunk, t] = np.einsum("nij,nij->n", power, power) / D
     return out
 
 
@@ -77,8 +83,7 @@ def error_curve(alpha, tau, sigma2, lam, D, t_max, *, trials=5, test_designs=8, 
     per_trial = np.empty((trials, t_max + 1))
     for k, stream in enumerate(np.random.SeedSequence(seed).spawn(trials)):
         rng = np.random.default_rng(stream)
-        w, v = tasks.sample_features(D, L, M, sigma2, rng)
-        A = pretrain.ridge_solution(w, v, lam)
+        A = pretrain.sampled_solution(D, L, M, sigma2, lam, rng)
         X = rng.standard_normal((test_designs, D, L)) / np.sqrt(D)
         per_trial[k] = design_errors(A, X, t_max).mean(axis=0)
     mean = per_trial.mean(axis=0)

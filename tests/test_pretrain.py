@@ -92,3 +92,19 @@ def test_bad_input(data):
         pretrain.loss(np.eye(X.shape[1]), X, y, w[:, :-1], 0.1)
     with pytest.raises(ValueError, match="v must contain only finite"):
         pretrain.ridge_solution(w, np.full_like(v, np.nan), 0.1)
+
+
+def test_sampled_solution_accumulates_blocks_exactly(monkeypatch):
+    """Block accumulation equals ridge_solution on the same draws, concatenated."""
+    monkeypatch.setattr(pretrain, "TASK_BLOCK", 7)
+    D, L, M, sigma2, lam = 5, 6, 23, 0.1, 1e-3
+    got = pretrain.sampled_solution(D, L, M, sigma2, lam, np.random.default_rng(4))
+    rng = np.random.default_rng(4)
+    draws = [tasks.sample_features(D, L, n, sigma2, rng) for n in (7, 7, 7, 2)]
+    w = np.concatenate([d[0] for d in draws])
+    v = np.concatenate([d[1] for d in draws])
+    np.testing.assert_allclose(got, pretrain.ridge_solution(w, v, lam), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="lam must be > 0 when M < D"):
+        pretrain.sampled_solution(D, L, 3, sigma2, 0.0, rng)
+    with pytest.raises(ValueError, match="M must be an integer >= 1"):
+        pretrain.sampled_solution(D, L, 0, sigma2, lam, rng)

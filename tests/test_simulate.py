@@ -103,3 +103,12 @@ def test_design_errors_bad_input(rng):
         simulate.design_errors(np.eye(3), X[0], 2)
     with pytest.raises(ValueError, match="t_max must be an integer >= 0"):
         simulate.design_errors(np.eye(3), X, -2)
+
+
+def test_design_errors_chunking_does_not_change_results(rng, monkeypatch):
+    D, L = 6, 9
+    A = np.eye(D) * 0.5
+    X = rng.standard_normal((5, D, L)) / np.sqrt(D)
+    whole = simulate.design_errors(A, X, 4)
+    monkeypatch.setattr(simulate, "MEMORY_BUDGET", 2 * 3 * 8 * D * D)  # two designs per chunk
+    np.testing.assert_array_equal(simulate.design_errors(A, X, 4), whole)
