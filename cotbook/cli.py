@@ -2,6 +2,9 @@
 
 - ``chapters [NAME ...]``: execute chapters into ``tests/notebooks/`` (the nbval copies) and fail
   if one takes longer than its budget.
+- ``simulate --scale {book,paper}``: the theory-vs-simulation study (Appendix E figure), saved
+  to ``book/results/theory_vs_simulation.json``.
+- ``bench {theory,simulate}``: speed and accuracy benchmarks, printed as ``key: value`` lines.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import chapters
+from . import chapters, finite_size, results
 
 CHAPTER_BUDGET_S = 180.0
 
@@ -36,6 +39,33 @@ def _chapters(args) -> int:
     return 0
 
 
+def _simulate(args) -> int:
+    config = dict(finite_size.SCALES[args.scale], sigma2=finite_size.SIGMA2, lam=finite_size.LAM)
+    config["seed"] = args.seed
+    record = finite_size.run(**config, progress=True)
+    config["dims"] = list(config["dims"])
+    path = results.save(
+        "theory_vs_simulation",
+        dict(config, scale=args.scale),
+        record["panels"],
+        record["timings_s"],
+    )
+    print(f"saved {path} ({sum(record['timings_s'].values()):.0f} s of simulation)")
+    return 0
+
+
+def _bench(args) -> int:
+    if args.what == "theory":
+        from .bench import theory_benchmark
+
+        report = theory_benchmark()
+    else:
+        report = finite_size.benchmark()
+    for key, value in report.items():
+        print(f"{key}: {value}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="cotbook", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -44,5 +74,12 @@ def main(argv=None) -> int:
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.add_argument("--budget", type=float, default=CHAPTER_BUDGET_S, help="seconds per chapter")
     p.set_defaults(run=_chapters)
+    p = sub.add_parser("simulate", help="theory vs finite-D simulation (Appendix E figure)")
+    p.add_argument("--scale", choices=sorted(finite_size.SCALES), default="paper")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=_simulate)
+    p = sub.add_parser("bench", help="speed/accuracy benchmarks")
+    p.add_argument("what", choices=["theory", "simulate"])
+    p.set_defaults(run=_bench)
     args = parser.parse_args(argv)
     return args.run(args)

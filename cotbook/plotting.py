@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _checks
 
-__all__ = ["error_curve", "block_heatmap"]
+__all__ = ["error_curve", "block_heatmap", "theory_vs_simulation"]
 
 
 def error_curve(ax, mean, sem=None, *, label=None, **style):
@@ -46,3 +46,33 @@ def block_heatmap(ax, matrix, D, *, title=None):
         ax.set_title(title)
     plt.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     return ax
+
+
+def theory_vs_simulation(axes, panels, t_max=None):
+    """One axis per regime: theory curve (line) and simulations at each ``D`` (markers +- SEM).
+
+    ``panels`` is the ``{regime: {"alpha", "tau", "theory", "sims": {D: {"mean", "sem"}}}}``
+    structure of :func:`cotbook.finite_size.run`.
+    """
+    axes = np.ravel(axes)
+    if len(axes) != len(panels):
+        raise ValueError(f"axes must provide one axis per panel ({len(panels)}), got {len(axes)}")
+    colours = plt.cm.viridis(np.linspace(0.0, 0.85, max(len(p["sims"]) for p in panels.values())))
+    for ax, (regime, panel) in zip(axes, panels.items(), strict=True):
+        theory = np.asarray(panel["theory"])
+        last = theory.size if t_max is None else t_max + 1
+        for colour, (D, sim) in zip(colours, panel["sims"].items(), strict=False):
+            error_curve(
+                ax,
+                np.asarray(sim["mean"])[:last],
+                np.asarray(sim["sem"])[:last],
+                label=f"D = {D}",
+                color=colour,
+                ls="none",
+                marker="o",
+                ms=2.5,
+            )
+        ax.plot(np.arange(last), theory[:last], color="k", lw=1.2, label=r"theory ($D\to\infty$)")
+        ax.set_title(rf"{regime}: $\alpha = {panel['alpha']:g}$, $\tau = {panel['tau']:.3g}$")
+    axes[0].legend(fontsize=7)
+    return axes

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _checks
 
-__all__ = ["max_rel_diff", "check"]
+__all__ = ["max_rel_diff", "check", "table"]
 
 
 def max_rel_diff(a, b) -> float:
@@ -34,3 +34,38 @@ def check(label: str, error, tol) -> None:
     if error > tol:
         raise AssertionError(f"{label}: max error {error:.1e} exceeds the tolerance {tol:.0e}")
     print(f"{label}: max error {error:.1e} <= {tol:.0e}")
+
+
+def table(headers, rows, fmt="{:.3g}") -> None:
+    """Print ``rows`` under ``headers`` as an aligned plain-text table.
+
+    Numbers are formatted with ``fmt`` (one format, or one per column); strings and integers are
+    printed as they are.
+    """
+    headers = [str(h) for h in headers]
+    fmts = [fmt] * len(headers) if isinstance(fmt, str) else list(fmt)
+    if len(fmts) != len(headers):
+        raise ValueError(
+            f"fmt must be one format or one per column ({len(headers)}), got {len(fmts)}"
+        )
+    cells = []
+    for row in rows:
+        row = list(row)
+        if len(row) != len(headers):
+            raise ValueError(f"every row must have {len(headers)} entries, got {len(row)}: {row}")
+        cells.append(
+            [
+                v
+                if isinstance(v, str)
+                else str(v)
+                if isinstance(v, (int, np.integer))
+                else f.format(v)
+                for v, f in zip(row, fmts, strict=True)
+            ]
+        )
+    widths = [
+        max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)
+    ]
+    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
+    for r in cells:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))

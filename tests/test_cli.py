@@ -43,3 +43,19 @@ def test_chapters_command_enforces_budget(tiny_book, capsys):
 def test_chapters_command_rejects_unknown_names(tiny_book):
     with pytest.raises(SystemExit, match="unknown chapter"):
         cli.main(["chapters", "--root", str(tiny_book), "three"])
+
+
+def test_simulate_command_saves_a_result(tmp_path, monkeypatch, capsys):
+    from cotbook import finite_size, results
+
+    monkeypatch.setitem(
+        finite_size.SCALES, "book", dict(dims=(10,), trials=2, test_designs=1, t_max=2)
+    )
+    monkeypatch.setattr(results.save, "__defaults__", (tmp_path,))
+    assert cli.main(["simulate", "--scale", "book", "--seed", "4"]) == 0
+    record = results.load(finite_size.RESULT_NAME, directory=tmp_path)
+    assert record["config"] == dict(
+        dims=[10], trials=2, test_designs=1, t_max=2, sigma2=1e-4, lam=1e-5, seed=4, scale="book"
+    )
+    assert set(record["data"]) == {"saturation", "overthinking", "critical", "exponential"}
+    assert "saved" in capsys.readouterr().out

@@ -37,3 +37,23 @@ def test_block_heatmap():
     with pytest.raises(ValueError, match="matrix must have shape"):
         plotting.block_heatmap(ax, np.zeros((7, 7)), 3)
     plt.close(fig)
+
+
+def test_theory_vs_simulation_draws_one_panel_per_regime():
+    panels = {
+        name: {
+            "alpha": 2.0,
+            "tau": 3.0,
+            "theory": [1.0, 0.5, 0.25],
+            "sims": {"10": {"mean": [1.0, 0.6, 0.3], "sem": [0.0, 0.1, 0.1]}},
+        }
+        for name in ("a", "b")
+    }
+    fig, axes = plt.subplots(1, 2)
+    plotting.theory_vs_simulation(axes, panels)
+    for ax, name in zip(axes, panels, strict=True):
+        assert ax.get_title().startswith(name)
+        np.testing.assert_array_equal(ax.lines[-1].get_ydata(), [1.0, 0.5, 0.25])  # theory line
+    with pytest.raises(ValueError, match="one axis per panel"):
+        plotting.theory_vs_simulation(axes[:1], panels)
+    plt.close(fig)

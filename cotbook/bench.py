@@ -1,0 +1,117 @@
+"""Benchmarks of the theory engine (wired to ``python -m cotbook bench theory`` elsewhere).
+
+``theory_benchmark()`` returns a dict of plain floats/ints/strings and prints nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+
+import numpy as np
+
+from . import phases, theory
+from ._checks import nonneg_int, positive, positive_int
+
+__all__ = ["theory_benchmark"]
+
+
+def _best_of(fn, repeats):
+    best, out = float("inf"), None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def theory_benchmark(
+    *,
+    point=(2.0, 3.0, 0.01),
+    t_max=80,
+    recursion_t_max=80,
+    grid_n=200,
+    grid_sigma2=0.01,
+    grid_t=80,
+    deep_t=5000,
+    deep_rtol=1e-8,
+    repeats=5,
+):
+    """Measure the theory engine in one run.
+
+    * ``speed_ratio``: time of ``error_curve(method="recursion")`` (the paper's O(T^4) mpmath
+      recursion, default precision) divided by the time of ``error_curve(method="auto")``
+      (certified to 1e-10) for E_0..E_{t_max} at ``point``.  If ``recursion_t_max < t_max`` the
+      recursion time is extrapolated as (t_max/recursion_t_max)^4 and ``recursion_extrapolated``
+      is 1 (the default measures it directly).
+    * ``max_rel_diff_fast_vs_recursion``: max_t |E_fast - E_rec| / E_rec over the same depths.
+    * ``grid_seconds``: ``error_grid`` of E_{grid_t} on grid_n x grid_n points, alpha in
+      [0.1, 10] (log), tau in 1 + [0.01, 100] (log), sigma2 = grid_sigma2;
+      ``grid_max_rel_err_sampled`` against ``lagrange_mp`` (50 digits) at 5 grid points.
+    * ``deep_seconds``: ``error_curve(..., deep_t, rtol=deep_rtol)`` (all depths 0..deep_t) at an
+      exponential-regime point 5 % above tau_c(2, 1e-4); ``deep_rel_diff_check``: E_{deep_t}
+      against an independent single-depth evaluation in x87 long double (streamed quadratic
+      form, different scaling), and ``deep_certified_rtol`` the rtol it was certified to.
+    """
+    t_max = nonneg_int("t_max", t_max)
+    recursion_t_max = positive_int("recursion_t_max", recursion_t_max)
+    grid_n = positive_int("grid_n", grid_n)
+    grid_t = nonneg_int("grid_t", grid_t)
+    deep_t = nonneg_int("deep_t", deep_t)
+    deep_rtol = positive("deep_rtol", deep_rtol)
+    repeats = positive_int("repeats", repeats)
+    a, tau, s = point
+    out = {
+        "point": f"alpha={a}, tau={tau}, sigma2={s}",
+        "t_max": t_max,
+        "cpu_count": os.cpu_count() or 0,
+        "machine": platform.processor() or platform.machine(),
+    }
+    # ---- one point: fast vs recursion
+    t_fast, E_fast = _best_of(lambda: theory.error_curve(a, tau, s, t_max), repeats)
+    t0 = time.perf_counter()
+    E_rec = theory.error_curve(a, tau, s, min(recursion_t_max, t_max), method="recursion")
+    t_rec = time.perf_counter() - t0
+    extrap = recursion_t_max < t_max
+    if extrap:
+        t_rec *= (t_max / recursion_t_max) ** 4
+    n = E_rec.size
+    rel = np.abs(E_fast[:n] - E_rec) / np.maximum(np.abs(E_rec), theory.TINY)
+    out.update(
+        fast_seconds=float(t_fast),
+        recursion_seconds=float(t_rec),
+        recursion_extrapolated=int(extrap),
+        speed_ratio=float(t_rec / t_fast),
+        max_rel_diff_fast_vs_recursion=float(rel.max()),
+    )
+    # ---- grid
+    al = np.logspace(-1, 1, grid_n)
+    ta = 1.0 + np.logspace(-2, 2, grid_n)
+    t0 = time.perf_counter()
+    G = theory.error_grid(al, ta, grid_sigma2, grid_t)
+    out["grid_seconds"] = float(time.perf_counter() - t0)
+    out["grid_shape"] = f"{grid_n}x{grid_n}"
+    rng = np.random.default_rng(0)
+    worst = 0.0
+    for _ in range(5):
+        i, j = rng.integers(grid_n, size=2)
+        ref = theory.error_curve(al[i], ta[j], grid_sigma2, grid_t, method="lagrange_mp", dps=50)
+        worst = max(worst, abs(G[i, j] - ref[-1]) / abs(ref[-1]))
+    out["grid_max_rel_err_sampled"] = float(worst)
+    # ---- deep curve
+    da, ds = 2.0, 1e-4
+    dtau = 1.05 * phases.tau_c(da, ds)
+    t0 = time.perf_counter()
+    Ed = theory.error_curve(da, dtau, ds, deep_t, rtol=deep_rtol)
+    out["deep_seconds"] = float(time.perf_counter() - t0)
+    El, _ = theory._grid_block(np.array([da]), np.array([dtau]), ds, deep_t, dtype=np.longdouble)
+    ref = float(El[0])
+    out.update(
+        deep_point=f"alpha={da}, tau={dtau:.6f} (1.05 tau_c), sigma2={ds}",
+        deep_t=deep_t,
+        deep_E_last=float(Ed[-1]),
+        deep_rel_diff_check=float(abs(Ed[-1] - ref) / max(abs(ref), theory.TINY)),
+        deep_certified_rtol=float(deep_rtol),
+    )
+    return out

@@ -1,0 +1,210 @@
+"""Theory against finite-D simulation: the paper's Appendix E study and a finite-size analysis.
+
+Four panels, one per regime of Result 2, compare the ``D -> infinity`` curve of Result 1
+(:func:`cotbook.theory.error_curve`, lambda = 0) with simulations of the pretrained model at
+several ``D`` (:func:`cotbook.simulate.error_curve`, lambda = 1e-5 as in the paper's caption).
+
+The paper's Appendix E caption gives ``sigma = 0.01``; read as a standard deviation (as the
+authors' public code does) that is ``sigma2 = 1e-4``, the default here.  Its Figure 1 caption
+gives ``sigma^2 = 0.01`` instead; the chapter shows how much the choice matters.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import _checks, phases, simulate, theory
+
+__all__ = [
+    "SIGMA2",
+    "LAM",
+    "SCALES",
+    "panels",
+    "run",
+    "relative_deviation",
+    "scaling_exponent",
+    "trusted_depth",
+    "benchmark",
+    "study",
+]
+
+SIGMA2 = 1e-4
+LAM = 1e-5
+SCALES = {
+    "book": dict(dims=(100, 200, 400, 800), trials=5, test_designs=2, t_max=30),
+    "paper": dict(dims=(100, 200, 400, 800, 1600), trials=5, test_designs=2, t_max=30),
+}
+
+
+def panels(sigma2=SIGMA2) -> dict:
+    """``{regime: (alpha, tau)}`` for the four panels, one point inside each regime of Result 2.
+
+    Saturation ``(0.5, 10)``: alpha < 1 and tau above tau_c(0.5); overthinking ``(2, 2)``:
+    tau below tau_c(2); critical ``(2, tau_c(2, sigma2))``; exponential ``(4, 4)``.
+    """
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    return {
+        "saturation": (0.5, 10.0),
+        "overthinking": (2.0, 2.0),
+        "critical": (2.0, float(phases.tau_c(2.0, sigma2))),
+        "exponential": (4.0, 4.0),
+    }
+
+
+def _seed(seed, panel_index, D):
+    return int(np.random.SeedSequence([seed, panel_index, D]).generate_state(1)[0])
+
+
+def run(dims, *, trials, test_designs, t_max, sigma2=SIGMA2, lam=LAM, seed=0, progress=False):
+    """Theory and simulations for the four :func:`panels` at each ``D`` in ``dims``.
+
+    Returns a JSON-ready dict ``{"panels": {regime: {"alpha", "tau", "theory", "sims": {D:
+    {"mean", "sem", "per_trial"}}}}, "timings_s": {...}}``.  The simulation of panel ``k`` at
+    dimension ``D`` is seeded by ``SeedSequence([seed, k, D])``, so any entry can be recomputed
+    on its own.
+    """
+    dims = [_checks.positive_int("D", D) for D in dims]
+    if not dims:
+        raise ValueError("dims must list at least one dimension D")
+    t_max = _checks.nonneg_int("t_max", t_max)
+    seed = _checks.nonneg_int("seed", seed)
+    jobs = [(k, regime, D) for k, regime in enumerate(panels(sigma2)) for D in dims]
+    if progress:
+        from tqdm import tqdm
+
+        jobs = tqdm(jobs, desc="simulations", unit="run")
+    out = {
+        regime: {
+            "alpha": a,
+            "tau": tau,
+            "theory": theory.error_curve(a, tau, sigma2, t_max).tolist(),
+            "sims": {},
+        }
+        for regime, (a, tau) in panels(sigma2).items()
+    }
+    timings = {}
+    for k, regime, D in jobs:
+        a, tau = out[regime]["alpha"], out[regime]["tau"]
+        start = time.perf_counter()
+        mean, sem, per_trial = simulate.error_curve(
+            a,
+            tau,
+            sigma2,
+            lam,
+            D,
+            t_max,
+            trials=trials,
+            test_designs=test_designs,
+            seed=_seed(seed, k, D),
+        )
+        timings[f"{regime}/D={D}"] = time.perf_counter() - start
+        out[regime]["sims"][str(D)] = {
+            "mean": mean.tolist(),
+            "sem": sem.tolist(),
+            "per_trial": per_trial.tolist(),
+        }
+    return {"panels": out, "timings_s": timings}
+
+
+def relative_deviation(values, theory_curve):
+    """``(values - theory) / theory`` along the last axis (per trial, or for the mean)."""
+    values = _checks.array("values", values)
+    theory_curve = _checks.array("theory_curve", theory_curve, ndim=1)
+    if values.shape[-1] != theory_curve.size or np.any(theory_curve <= 0):
+        raise ValueError(
+            "theory_curve must be positive and as long as the last axis of values "
+            f"({values.shape[-1]}), got length {theory_curve.size}"
+        )
+    return values / theory_curve - 1.0
+
+
+def scaling_exponent(dims, deviations) -> float:
+    """Least-squares slope of ``log |deviation|`` against ``log D``: deviation ~ D^slope."""
+    dims = _checks.array("dims", dims, ndim=1)
+    deviations = np.abs(_checks.array("deviations", deviations, ndim=1))
+    if dims.size != deviations.size or dims.size < 2 or np.any(dims <= 0):
+        raise ValueError("dims must be >= 2 positive sizes, one per deviation")
+    if np.any(deviations == 0):
+        raise ValueError("deviations must be non-zero to take their logarithm")
+    return float(np.polyfit(np.log(dims), np.log(deviations), 1)[0])
+
+
+def trusted_depth(deviation, tol) -> int:
+    """Largest ``t`` with ``|deviation_s| <= tol`` for every ``s <= t``.
+
+    Returns -1 when the deviation exceeds ``tol`` already at ``t = 0``.
+    """
+    deviation = np.abs(_checks.array("deviation", deviation, ndim=1))
+    tol = _checks.positive("tol", tol)
+    bad = np.nonzero(deviation > tol)[0]
+    return int(bad[0] - 1) if bad.size else int(deviation.size - 1)
+
+
+def benchmark(*, seed=0) -> dict:
+    """Timings of the simulation engine, measured in one run.
+
+    - ``four_panel_D500_s``: all four panels at ``D = 500``, ``t <= 30``, 5 trials, 2 designs;
+    - ``pretrain_literal_s`` / ``pretrain_fast_s``: the pretraining statistics of one trial of
+      the overthinking panel at ``D = 500`` (M = L = 1000), drawn literally (every ``X_mu``, as
+      the paper's public code does) or with the exact O(D + L) sampler;
+    - ``D3200_one_trial_s``: one trial (one design, ``t <= 30``) of the exponential panel at
+      ``D = 3200``.
+    """
+    from . import pretrain, tasks
+
+    out = {}
+    start = time.perf_counter()
+    run((500,), trials=5, test_designs=2, t_max=30, seed=seed)
+    out["four_panel_D500_s"] = round(time.perf_counter() - start, 2)
+
+    D, L, M = 500, 1000, 1000
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    for first in range(0, M, 50):
+        X, y, _ = tasks.sample_tasks(D, L, min(50, M - first), SIGMA2, rng)
+        pretrain.features(X, y)
+    out["pretrain_literal_s"] = round(time.perf_counter() - start, 2)
+    start = time.perf_counter()
+    pretrain.sampled_solution(D, L, M, SIGMA2, LAM, rng)
+    out["pretrain_fast_s"] = round(time.perf_counter() - start, 3)
+
+    start = time.perf_counter()
+    simulate.error_curve(4.0, 4.0, SIGMA2, LAM, 3200, 30, trials=2, test_designs=1, seed=seed)
+    out["D3200_one_trial_s"] = round((time.perf_counter() - start) / 2, 1)
+    return out
+
+
+RESULT_NAME = "theory_vs_simulation"
+
+
+def study(scale="book"):
+    """The study to show: the saved result of ``python -m cotbook simulate`` if present, else
+    :func:`run` at ``scale`` now.
+
+    Returns ``(panels, timings_s, description)``; ``description`` says which scale is shown and
+    where it came from.
+    """
+    from . import results
+
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {sorted(SCALES)}, got {scale!r}")
+    record = results.load(RESULT_NAME)
+    if record is not None:
+        cfg = record["config"]
+        return (
+            record["data"],
+            record["timings_s"],
+            f"{cfg['scale']} scale, read from book/results/{RESULT_NAME}.json "
+            f"(D = {cfg['dims']}, {cfg['trials']} trials, {cfg['test_designs']} test designs "
+            f"per trial; written by {record['code_version']})",
+        )
+    config = SCALES[scale]
+    out = run(**config)
+    return (
+        out["panels"],
+        out["timings_s"],
+        f"{scale} scale, computed now (D = {list(config['dims'])}, {config['trials']} trials, "
+        f"{config['test_designs']} test designs per trial)",
+    )

@@ -1,0 +1,675 @@
+"""Theory engine for the ridgeless case lambda = 0: the error curve E_t of Result 1.
+
+Notation follows the paper: ``alpha = L/D``, ``tau = M/D``, ``sigma2`` = noise *variance*
+sigma^2, ``t`` = CoT depth, ``c = 1 + (1 + sigma2)/alpha`` and
+``beta = (1 + sigma2)/(alpha (tau - 1))``.
+
+Three ways to get E_0, ..., E_T (all evaluate Result 1 exactly; they differ in cost and in how
+rounding errors are controlled):
+
+``method="recursion"``
+    The paper's own algorithm (Appendix "Numerical evaluation of the theoretical prediction"):
+    the h_n recurrence, the 2-D coefficient recursion ``D(x,y) B(x,y) = alpha p(x) p(y)`` and
+    ``E_t = b_{t,t}``, in mpmath.  O(T^4) (we use the symmetry b_{m,n} = b_{n,m} and mpmath's
+    ``fdot`` for the inner sums).  This is the reference.
+
+``method="lagrange"`` / ``method="lagrange_mp"``
+    Lagrange-Buermann inversion (derived in ``book/numerics.md``).  With a = 1 - h(x) one has
+    x = a / phi(a), phi(a) = (alpha + sigma2 a + a^2)/(alpha + 1 + sigma2), and Result 1 becomes
+
+        E_t = [a^t b^t]  R(a) phi(a)^t R(b) phi(b)^t * alpha / D(a, b),
+        R(a) = (alpha - a^2)/(alpha - a),
+        D(a, b) = alpha - gamma a b + beta a b (a + b),   gamma = 1 + beta (alpha + 1).
+
+    1/D is a *rational* function whose coefficients Q_{n,m} = [a^m b^n] alpha/D obey a
+    three-term recurrence, so E_t = w_t^T Q w_t is a finite quadratic form (O(t^2) per depth,
+    O(T^3) for the whole curve, a single BLAS-3 product).  ``lagrange`` runs it in float64 with a
+    running (a-priori) error bound; ``lagrange_mp`` runs the same sums in mpmath.
+
+``method="auto"`` (default)
+    float64 Lagrange plus its a-priori (worst-case, first-order) error bound; every depth whose
+    bound exceeds ``rtol * max(|E_t|, tiny)`` (or whose float64 evaluation overflowed) is first
+    recomputed in x87 extended precision (long double, where available and cheap) and, if that
+    still fails, with ``lagrange_mp`` at a precision chosen from the bound, and that value is
+    confirmed by a second run at 15 more digits.  If the two disagree by more than ``rtol``
+    an :class:`AccuracyError` is raised.  Nothing is returned that has not been vouched for
+    to ``rtol`` (default 1e-10).
+
+Astronomically small / large values: results are float64.  ``tiny = 1e-300`` is the absolute
+floor of the accuracy criterion, i.e. an E_t below ~1e-290 is guaranteed to an absolute error
+of ``rtol * 1e-300`` only (it may be returned as a subnormal number or 0.0 when it underflows).
+E_t above the float64 range (deep overthinking, e.g. tau -> 1) is returned as ``+inf``; this is
+a correct statement that E_t > 1.8e308, never a NaN.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+
+from ._checks import greater_than, nonneg_int, nonnegative, positive
+
+__all__ = [
+    "AccuracyError",
+    "g",
+    "m13",
+    "h_coefficients",
+    "error_curve",
+    "error_grid",
+    "error_at",
+    "derivative_formula",
+    "negative_singular_root",
+    "RTOL_DEFAULT",
+    "TINY",
+]
+
+RTOL_DEFAULT = 1e-10
+TINY = 1e-300
+_U = np.finfo(float).eps / 2  # unit roundoff of float64
+_METHODS = ("auto", "recursion", "lagrange", "lagrange_mp")
+# extended precision tier only if long double really is wider than double on this platform
+_HAVE_LONGDOUBLE = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps / 100
+
+
+class AccuracyError(ArithmeticError):
+    """Raised when a method cannot certify the requested accuracy."""
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+# --------------------------------------------------------------------------------------------
+def _params(alpha, tau, sigma2):
+    alpha = positive("alpha", alpha)
+    tau = greater_than("tau", tau, 1.0)
+    sigma2 = nonnegative("sigma2", sigma2)
+    return alpha, tau, sigma2
+
+
+def _rtol(rtol):
+    rtol = positive("rtol", rtol)
+    if rtol < 1e-30 or rtol >= 1:
+        raise ValueError(f"rtol must be a finite number in [1e-30, 1), got {rtol!r}")
+    return rtol
+
+
+def _dps(dps, default):
+    if dps is None:
+        return default
+    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 15 or dps > 10000:
+        raise ValueError(f"dps must be an integer in [15, 10000], got {dps!r}")
+    return dps
+
+
+def _complex_array(name, value):
+    arr = np.asarray(value)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"{name} must be a finite real or complex number/array, got {value!r}")
+    if arr.dtype == bool:
+        raise ValueError(f"{name} must be a finite real or complex number/array, got {value!r}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN/inf), got {value!r}")
+    return arr
+
+
+# --------------------------------------------------------------------------------------------
+# closed forms of Result 1
+# --------------------------------------------------------------------------------------------
+def g(u, alpha, sigma2):
+    """Wishart resolvent g(u) of Result 1 (Appendix "Explicit solution in lambda=0").
+
+    g(u) = (c + u(1-alpha) - sqrt((c + u(1-alpha))^2 - 4 c u)) / (2u),  c = 1 + (1+sigma2)/alpha,
+
+    on the branch analytic at u = 0 with g(0) = 1.  Evaluated in the rationalised form
+    g = 2c / (A + s), A = c + u(1-alpha), s^2 = A^2 - 4cu, with the square root ``s`` chosen on
+    the same side as ``A`` (Re(s conj(A)) >= 0).  That is the analytic branch in the disc
+    |u| < |u_b| around 0 (u_b the nearer branch point), and its continuation along rays from 0
+    elsewhere.  Accepts real or complex scalars/arrays; returns complex for complex input.
+    """
+    alpha = positive("alpha", alpha)
+    sigma2 = nonnegative("sigma2", sigma2)
+    u = _complex_array("u", u)
+    c = 1.0 + (1.0 + sigma2) / alpha
+    uc = u.astype(complex)
+    A = c + uc * (1.0 - alpha)
+    s = np.sqrt(A * A - 4.0 * c * uc)
+    s = np.where((s * np.conj(A)).real < 0, -s, s)
+    out = 2.0 * c / (A + s)
+    if not np.iscomplexobj(u):
+        if np.any(np.abs(out.imag) > 1e-12 * np.maximum(1.0, np.abs(out.real))):
+            raise ValueError(
+                "u is on the branch cut of g (real u beyond a branch point of the square root); "
+                "pass complex u to choose a side"
+            )
+        out = out.real
+    return out if out.ndim else out[()]
+
+
+def m13(u, v, alpha, tau, sigma2):
+    """Result 1's two-point function F(u, v) = m_13(u, v) (lambda = 0).
+
+    F = alpha g(u) g(v) / (alpha - (g(u)-1)(g(v)-1) [1 + beta (alpha + g(u) + g(v) - 1)]),
+    beta = (1+sigma2)/(alpha (tau - 1)).  Real or complex u, v (broadcast).
+    """
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
+    gu = np.asarray(g(u, alpha, sigma2))
+    gv = np.asarray(g(v, alpha, sigma2))
+    beta = (1.0 + sigma2) / (alpha * (tau - 1.0))
+    den = alpha - (gu - 1.0) * (gv - 1.0) * (1.0 + beta * (alpha + gu + gv - 1.0))
+    with np.errstate(divide="raise", invalid="raise"):
+        out = alpha * gu * gv / den
+    return out if np.ndim(out) else out[()]
+
+
+def h_coefficients(alpha, sigma2, n_max, *, dps=None):
+    """Taylor coefficients h_0..h_{n_max} of h(x) = g(-x/(alpha(1-x))).
+
+    Appendix "Numerical evaluation": from x h^2 + (alpha c - (2+sigma2) x) h - alpha c (1-x) = 0,
+    h_0 = 1 and h_n = ((2+sigma2) h_{n-1} - sum_{k<n} h_k h_{n-1-k} - alpha c [n=1]) / (alpha c).
+
+    Returns float64 (computed in mpmath at ``dps`` digits, default 30, then rounded), so the
+    result is correctly rounded up to underflow.  (All h_n for n >= 1 are <= 0: h = 1 - a(x) with
+    a(x) a series with nonnegative coefficients by Lagrange inversion.)
+    """
+    alpha = positive("alpha", alpha)
+    sigma2 = nonnegative("sigma2", sigma2)
+    n_max = nonneg_int("n_max", n_max)
+    dps = _dps(dps, 30)
+    with mp.workdps(dps):
+        h = _h_mp(mp.mpf(alpha), mp.mpf(sigma2), n_max)
+        return np.array([float(x) for x in h])
+
+
+def _h_mp(al, s2, n_max):
+    ac = al + 1 + s2  # alpha * c
+    h = [mp.mpf(1)]
+    for n in range(1, n_max + 1):
+        sm = mp.fdot(h[:n], h[n - 1 :: -1])
+        h.append(((2 + s2) * h[n - 1] - sm - (ac if n == 1 else 0)) / ac)
+    return h
+
+
+# --------------------------------------------------------------------------------------------
+# the reference: the appendix recursion (mpmath, O(T^4))
+# --------------------------------------------------------------------------------------------
+def _recursion_dps(t_max):
+    return max(40, 20 + t_max // 2)
+
+
+def _error_curve_recursion(alpha, tau, sigma2, t_max, dps):
+    """Appendix "Numerical evaluation of the theoretical prediction": b_{m,n} recursion."""
+    with mp.workdps(dps):
+        al, s2, ta = mp.mpf(alpha), mp.mpf(sigma2), mp.mpf(tau)
+        T = t_max
+        beta = (1 + s2) / (al * (ta - 1))
+        gam = 1 + beta * (al + 1)
+        h = _h_mp(al, s2, T)
+        r = [h[0] - 1] + h[1:]
+        p = []
+        acc = mp.mpf(0)
+        for n in range(T + 1):  # p = h/(1-x)
+            acc += h[n]
+            p.append(acc)
+        r2 = [mp.fdot(r[: n + 1], r[n::-1]) for n in range(T + 1)]
+        # d_{i,j} for i, j >= 1 (r_0 = 0, so d_{i,0} = d_{0,j} = 0 except d_{0,0} = alpha)
+        d = [
+            [-(gam * r[i] + beta * r2[i]) * r[j] - beta * r[i] * r2[j] for j in range(T + 1)]
+            for i in range(T + 1)
+        ]
+        b = [[None] * (T + 1) for _ in range(T + 1)]
+        for m in range(T + 1):
+            for n in range(m, T + 1):
+                if m == 0:
+                    val = p[0] * p[n]  # no (i >= 1) terms
+                else:
+                    s = mp.fsum(
+                        mp.fdot(d[i][1 : n + 1], b[m - i][n - 1 :: -1]) for i in range(1, m + 1)
+                    )
+                    val = p[m] * p[n] - s / al
+                b[m][n] = val
+                b[n][m] = val
+        return np.array([float(b[t][t]) for t in range(T + 1)])
+
+
+# --------------------------------------------------------------------------------------------
+# Lagrange-Buermann quadratic form
+# --------------------------------------------------------------------------------------------
+def _lagrange_coeffs(alpha, tau, sigma2, rho):
+    """Scaled coefficients (float64).  See module docstring."""
+    K = alpha + 1.0 + sigma2
+    beta = (1.0 + sigma2) / (alpha * (tau - 1.0))
+    gam = 1.0 + beta * (alpha + 1.0)
+    g1 = gam * rho * rho / alpha
+    g2 = beta * rho**3 / alpha
+    ph = (alpha / (K * rho), sigma2 / K, rho / K)
+    return g1, g2, ph
+
+
+def _Q_matrix(g1, g2, T, absolute=False):
+    """Q[n, m] = [a^m b^n] alpha / D(rho a, rho b) (three-term recurrence)."""
+    Q = np.zeros((T + 1, T + 1))
+    Q[0, 0] = 1.0
+    s = 1.0 if absolute else -1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for n in range(1, T + 1):
+            row = Q[n]
+            row[1:] = g1 * Q[n - 1, :-1]
+            row[2:] += (s * g2) * Q[n - 1, :-2]
+            if n >= 2:
+                row[1:] += (s * g2) * Q[n - 2, :-1]
+    return Q
+
+
+def negative_singular_root(alpha, tau, sigma2):
+    """|a_-|: the negative real root a_- of the symmetric singular condition of Result 2's
+    appendix, a^2 [1 + beta (alpha + 1 - 2a)] = alpha (unique for a < 0).
+
+    It is also the radius of the largest torus |a| = |b| = r on which D(a, b) (Lagrange form)
+    does not vanish, so r = |a_-| keeps the scaled coefficients of 1/D bounded.
+    """
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
+    beta = (1.0 + sigma2) / (alpha * (tau - 1.0))
+    gam = 1.0 + beta * (alpha + 1.0)
+    # s > 0 solves s^2 (gam + 2 beta s) = alpha; f is increasing and convex on s > 0
+    s = math.sqrt(alpha / gam)
+    for _ in range(200):
+        f = s * s * (gam + 2 * beta * s) - alpha
+        df = 2 * s * gam + 6 * beta * s * s
+        s_new = s - f / df
+        if abs(s_new - s) <= 4 * _U * s:
+            s = s_new
+            break
+        s = s_new
+    return s
+
+
+def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
+    """float64 E_0..E_T and an a-priori rounding-error bound for each depth.
+
+    Scaling a -> rho a (exact for any rho > 0) with rho = |a_-| keeps Q bounded; the vectors
+    w_t are renormalised at every depth (their log-scale is carried separately), so depths up to
+    several thousand neither overflow nor produce denormals.
+    """
+    T = t_max
+    rho = negative_singular_root(alpha, tau, sigma2) if rho is None else rho
+    g1, g2, ph = _lagrange_coeffs(alpha, tau, sigma2, rho)
+    Q = _Q_matrix(g1, g2, T)
+    Qa = _Q_matrix(g1, g2, T, absolute=True) if want_bound else None
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not (np.all(np.isfinite(Q)) and (Qa is None or np.all(np.isfinite(Qa)))):
+            raise AccuracyError("float64 Lagrange: coefficients of 1/D overflow")
+    flush = np.finfo(float).tiny * 1e8
+    Q[np.abs(Q) < flush] = 0.0
+    if Qa is not None:
+        Qa[Qa < flush] = 0.0
+    # R(rho a): R~_0 = 1, R~_1 = q, R~_k = (1 - alpha) q^k, q = rho/alpha; start normalised
+    q = rho / alpha
+    k = np.arange(T + 1, dtype=float)
+    lq = math.log(q)
+    lmax = max(0.0, lq * T, lq)
+    with np.errstate(over="ignore", under="ignore"):
+        v = (1.0 - alpha) * np.exp(k * lq - lmax)
+    v[0] = math.exp(-lmax)
+    if T >= 1:
+        v[1] = math.exp(lq - lmax)
+    logs = lmax  # true v = exp(logs) * stored v
+    E = np.empty(T + 1)
+    EA = np.empty(T + 1)
+    block = 512
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        for t0 in range(0, T + 1, block):
+            t1 = min(T + 1, t0 + block)
+            W = np.zeros((T + 1, t1 - t0))
+            L = np.empty(t1 - t0)
+            for j, t in enumerate(range(t0, t1)):
+                W[: t + 1, j] = v[t::-1]
+                L[j] = logs
+                nv = ph[0] * v
+                nv[1:] += ph[1] * v[:-1]
+                nv[2:] += ph[2] * v[:-2]
+                mx = np.max(np.abs(nv))
+                if mx > 0:
+                    nv /= mx
+                    logs += math.log(mx)
+                nv[np.abs(nv) < flush] = 0.0
+                v = nv
+            e = np.einsum("ij,ij->j", W, Q @ W)
+            E[t0:t1] = np.where(e == 0, 0.0, e * np.exp(2 * L))
+            if want_bound:
+                Wa = np.abs(W)
+                ea = np.einsum("ij,ij->j", Wa, Qa @ Wa)
+                EA[t0:t1] = np.where(ea == 0, 0.0, ea * np.exp(2 * L))
+    if not want_bound:
+        return E, None
+    t = np.arange(T + 1)
+    # First-order a-priori bound: every term of the quadratic form suffers at most
+    # 3T (Q recurrence) + 5t (phi power and renormalisation) + 2T (matmul/einsum sums)
+    # + 5(T + t) (rounded coefficients g1, g2, phi raised to powers <= T) + 10 roundings;
+    # entries flushed to zero (< 2e-300 relative to the row maximum) add < 1e-290 EA.
+    kk = 10 * T + 10 * t + 10
+    with np.errstate(over="ignore", invalid="ignore"):
+        bound = kk * _U * EA / (1 - kk * _U) + 1e-290 * EA
+    return E, bound
+
+
+def _lagrange_mp(alpha, tau, sigma2, t_max, dps, depths=None):
+    """Same quadratic form in mpmath at ``dps`` digits; returns dict t -> mpf."""
+    T = t_max
+    depths = list(range(T + 1)) if depths is None else sorted(depths)
+    with mp.workdps(dps):
+        al, ta, s2 = mp.mpf(alpha), mp.mpf(tau), mp.mpf(sigma2)
+        K = al + 1 + s2
+        beta = (1 + s2) / (al * (ta - 1))
+        gam = 1 + beta * (al + 1)
+        rho = al if alpha < 1 else mp.sqrt(al)
+        g1 = gam * rho**2 / al
+        g2 = beta * rho**3 / al
+        ph0, ph1, ph2 = al / (K * rho), s2 / K, rho / K
+        Q = [[mp.mpf(0)] * (T + 1) for _ in range(T + 1)]
+        Q[0][0] = mp.mpf(1)
+        zero = mp.mpf(0)
+        for n in range(1, T + 1):
+            a1, a2 = Q[n - 1], Q[n - 2] if n >= 2 else None
+            row = Q[n]
+            for m in range(1, T + 1):
+                x = g1 * a1[m - 1]
+                y = a1[m - 2] if m >= 2 else zero
+                if a2 is not None:
+                    y += a2[m - 1]
+                row[m] = x - g2 * y
+        ratio = rho / al
+        R = [mp.mpf(1), ratio] + [(1 - al) * ratio**k for k in range(2, T + 1)]
+        v = R[: T + 1]
+        out = {}
+        want = set(depths)
+        for t in range(max(depths) + 1):
+            if t in want:
+                w = v[t::-1]
+                out[t] = mp.fsum(w[n] * mp.fdot(Q[n][: t + 1], w) for n in range(t + 1))
+            v = [
+                ph0 * v[k] + (ph1 * v[k - 1] if k >= 1 else 0) + (ph2 * v[k - 2] if k >= 2 else 0)
+                for k in range(T + 1)
+            ]
+        return out
+
+
+def _to_float(x):
+    f = float(x)
+    if math.isnan(f):
+        raise AccuracyError("internal error: NaN produced")
+    return f
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------------------------
+def error_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=RTOL_DEFAULT):
+    """E_0, ..., E_{t_max} of Result 1 (lambda = 0) as a float64 array of length t_max + 1.
+
+    Parameters
+    ----------
+    alpha : float > 0   (L/D);  tau : float > 1 (M/D; the lambda=0 formula needs tau > 1);
+    sigma2 : float >= 0 (noise variance);  t_max : int >= 0.
+    method : "auto" | "recursion" | "lagrange" | "lagrange_mp"  (see module docstring).
+    dps : decimal digits for the mpmath methods.  ``recursion`` default max(40, 20 + t_max//2):
+        ample for 1e-15 relative at every test point (checked against dps + 30 in the tests);
+        ``lagrange_mp`` default 40.  Ignored by ``lagrange``; for ``auto`` it is a minimum.
+    rtol : accuracy that ``auto`` certifies (default 1e-10), relative to max(|E_t|, 1e-300).
+
+    ``lagrange`` (plain float64) is accurate to ~1e-13 wherever the quadratic form is well
+    conditioned, which includes every point tested for t <= 80; use ``auto`` for a guarantee.
+    """
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
+    t_max = nonneg_int("t_max", t_max)
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    rtol = _rtol(rtol)
+    if method == "recursion":
+        return _error_curve_recursion(alpha, tau, sigma2, t_max, _dps(dps, _recursion_dps(t_max)))
+    if method == "lagrange_mp":
+        d = _lagrange_mp(alpha, tau, sigma2, t_max, _dps(dps, 40))
+        return np.array([_to_float(d[t]) for t in range(t_max + 1)])
+    if method == "lagrange":
+        E, _ = _lagrange_float(alpha, tau, sigma2, t_max, want_bound=False)
+        E[0] = 1.0  # E_0 = F(0, 0) = 1 exactly
+        with np.errstate(invalid="ignore"):
+            if np.any(np.isnan(E)):
+                raise AccuracyError(
+                    "float64 Lagrange overflowed (inf - inf); use method='auto' or 'lagrange_mp'"
+                )
+        return E
+    # ---- auto
+    E, bound = _lagrange_float(alpha, tau, sigma2, t_max)
+    E[0], bound[0] = 1.0, 0.0  # E_0 = F(0, 0) = 1 exactly
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.isfinite(E) & np.isfinite(bound) & (bound <= rtol * np.maximum(np.abs(E), TINY))
+    bad = [int(t) for t in np.nonzero(~ok)[0]]
+    if bad and _HAVE_LONGDOUBLE and sum(t * t for t in bad) <= 4_000_000:
+        # second tier: single-depth streamed form in extended precision
+        still = []
+        for t in bad:
+            el, bl = _grid_block(np.array([alpha]), np.array([tau]), sigma2, t, dtype=np.longdouble)
+            el, bl = el[0], bl[0]
+            if np.isfinite(el) and np.isfinite(bl) and bl <= rtol * max(abs(el), TINY):
+                E[t] = float(el)
+            else:
+                still.append(t)
+        bad = still
+    if bad:
+        E = E.copy()
+        if t_max > 300:
+            raise AccuracyError(
+                f"float64 error bound exceeds rtol={rtol:g} at {len(bad)} depths (first t={bad[0]})"
+                " and the mpmath fallback is too slow for t_max > 300 (the Lagrange quadratic form"
+                " is ill-conditioned here; a larger rtol or a smaller t_max may be certifiable)"
+            )
+        # digits needed: log10 of the bound/|E| ratio (the condition) + digits of rtol + margin
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            cond = bound[bad] / np.maximum(np.abs(E[bad]), TINY) / _U
+        finite = cond[np.isfinite(cond)]
+        extra = 40 if finite.size < len(bad) else int(np.log10(max(finite.max(), 1.0)))
+        d1 = _dps(dps, 0) if dps is not None else 0
+        d1 = max(d1, 20 + extra + int(-math.log10(rtol)))
+        v1 = _lagrange_mp(alpha, tau, sigma2, t_max, d1, depths=bad)
+        v2 = _lagrange_mp(alpha, tau, sigma2, t_max, d1 + 15, depths=bad)
+        for t in bad:
+            a, b = v1[t], v2[t]
+            with mp.workdps(d1 + 15):
+                scale = max(abs(b), mp.mpf(TINY))
+                if abs(a - b) > 0.1 * rtol * scale:
+                    raise AccuracyError(
+                        f"E_{t}: mpmath at {d1} and {d1 + 15} digits disagree beyond rtol={rtol:g}"
+                    )
+            E[t] = _to_float(b)
+    return E
+
+
+def error_at(alpha, tau, sigma2, t, *, rtol=RTOL_DEFAULT):
+    """E_t at a single depth t (certified like ``error_curve(method="auto")``)."""
+    t = nonneg_int("t", t)
+    return float(error_curve(alpha, tau, sigma2, t, rtol=rtol)[t])
+
+
+def error_grid(alphas, taus, sigma2, t, *, rtol=RTOL_DEFAULT, chunk=1024):
+    """E_t on the grid alphas x taus (shape (len(alphas), len(taus))), float64.
+
+    Vectorised float64 Lagrange quadratic form (one depth, all points at once, O(t^2) per point)
+    with the same a-priori error bound as ``error_curve(method="auto")``; points whose bound
+    exceeds ``rtol * max(|E_t|, 1e-300)`` are recomputed by :func:`error_curve` (auto, with the
+    mpmath fallback), so every entry is certified to ``rtol`` (default 1e-10).
+    """
+    sigma2 = nonnegative("sigma2", sigma2)
+    t = nonneg_int("t", t)
+    rtol = _rtol(rtol)
+    A = np.atleast_1d(np.asarray(alphas, dtype=float)).ravel()
+    Tu = np.atleast_1d(np.asarray(taus, dtype=float)).ravel()
+    if A.size == 0 or Tu.size == 0:
+        raise ValueError("alphas and taus must be non-empty")
+    if not np.all(np.isfinite(A)) or np.any(A <= 0):
+        raise ValueError("alphas must be finite numbers > 0")
+    if not np.all(np.isfinite(Tu)) or np.any(Tu <= 1):
+        raise ValueError("taus must be finite numbers > 1 (the lambda=0 formula needs tau > 1)")
+    al, ta = np.meshgrid(A, Tu, indexing="ij")
+    al, ta = al.ravel(), ta.ravel()
+    E = np.empty(al.size)
+    B = np.empty(al.size)
+    for s in range(0, al.size, chunk):
+        e = slice(s, min(al.size, s + chunk))
+        E[e], B[e] = _grid_block(al[e], ta[e], sigma2, t)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.isfinite(E) & np.isfinite(B) & (B <= rtol * np.maximum(np.abs(E), TINY))
+    bad = np.nonzero(~ok)[0]
+    if bad.size:  # second tier: the same streamed form in extended precision (x87 long double)
+        El, Bl = _grid_block(al[bad], ta[bad], sigma2, t, dtype=np.longdouble)
+        with np.errstate(invalid="ignore", over="ignore"):
+            okl = np.isfinite(El) & np.isfinite(Bl) & (Bl <= rtol * np.maximum(np.abs(El), TINY))
+            E[bad[okl]] = El[okl].astype(float)
+        bad = bad[~okl]
+    for i in bad:  # third tier: mpmath via error_curve(method="auto")
+        E[i] = error_curve(float(al[i]), float(ta[i]), sigma2, t, rtol=rtol)[t]
+    return E.reshape(A.size, Tu.size)
+
+
+def _grid_block(alpha, tau, sigma2, t, dtype=np.float64):
+    """Vectorised single-depth Lagrange form in ``dtype``; returns (E_t, error bound).
+
+    * coefficients c_k = [a^k] phi~(a)^t by J.C.P. Miller's recurrence for powers of the
+      quadratic phi~ = p0 + p1 a + p2 a^2 (all terms positive for k <= t: stable);
+    * v = R~ * c with R~(a) = R(rho a) = (1 - alpha q^2 a^2)/(1 - q a), q = rho/alpha, whose
+      tail (1 - alpha) q^j is summed by a positive first-order recurrence;
+    * the rows of Q are streamed, never stored: with z_n^(s) = Q_n . S^s w (S the shift),
+      z_0^(s) = w_s and z_n^(s) = g1 z_{n-1}^(s+1) - g2 (z_{n-1}^(s+2) + z_{n-2}^(s+1)),
+      E_t = sum_n w_n z_n^(0); level n needs s <= min(t, 2(t - n)) (O(t^2) per point).
+    The same recursions with |.| give EA = sum |terms|; every term suffers at most 12 t + 12
+    roundings (5 per Miller step, 2 per R~ step, 3 per z step, t + 2 in the final sum, plus the
+    rounded coefficients raised to powers <= t), hence the bound (12t+12) u EA / (1-(12t+12)u).
+    """
+    alpha = np.asarray(alpha, dtype=dtype)
+    tau = np.asarray(tau, dtype=dtype)
+    s2 = dtype(sigma2)
+    one = dtype(1)
+    P = alpha.size
+    rho = np.minimum(alpha, np.sqrt(alpha))
+    K = alpha + one + s2
+    beta = (one + s2) / (alpha * (tau - one))
+    gam = one + beta * (alpha + one)
+    g1 = gam * rho * rho / alpha
+    g2 = beta * rho**3 / alpha
+    p0, p1, p2 = alpha / (K * rho), s2 / K, rho / K
+    q = rho / alpha
+    u = np.finfo(dtype).eps / 2
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        c = np.zeros((t + 1, P), dtype=dtype)
+        c[0] = p0**t
+        for k in range(1, t + 1):
+            acc = ((t + 1) - k) * p1 * c[k - 1]
+            if k >= 2:
+                acc += (2 * (t + 1) - k) * p2 * c[k - 2]
+            c[k] = acc / (k * p0)
+        # R~_0 = 1, R~_1 = q, R~_j = (1 - alpha) q^j (j >= 2); y_k = sum_{j>=2} q^j c_{k-j}
+        # is a positive recurrence, so v = R~ * c and |R~| * c are both obtained stably.
+        y = np.zeros((t + 1, P), dtype=dtype)
+        for k in range(2, t + 1):
+            y[k] = q * y[k - 1] + (q * q) * c[k - 2]
+        v = c.copy()
+        v[1:] += q * c[:-1]
+        va = v + np.abs(one - alpha) * y
+        v += (one - alpha) * y
+        w = v[::-1]
+        wa = va[::-1]
+        W = t + 3
+        z1 = np.zeros((W, P), dtype=dtype)
+        z1[: t + 1] = w
+        za1 = np.zeros((W, P), dtype=dtype)
+        za1[: t + 1] = wa
+        z2 = np.zeros_like(z1)
+        za2 = np.zeros_like(z1)
+        z = np.zeros_like(z1)
+        za = np.zeros_like(z1)
+        tmp = np.empty_like(z1)
+        E = w[0] * z1[0]
+        EA = wa[0] * za1[0]
+        for n in range(1, t + 1):
+            L = min(t, 2 * (t - n)) + 1
+            np.add(z1[2 : L + 2], z2[1 : L + 1], out=tmp[:L])
+            tmp[:L] *= g2
+            np.multiply(g1, z1[1 : L + 1], out=z[:L])
+            z[:L] -= tmp[:L]
+            z[L:] = 0
+            np.add(za1[2 : L + 2], za2[1 : L + 1], out=tmp[:L])
+            tmp[:L] *= g2
+            np.multiply(g1, za1[1 : L + 1], out=za[:L])
+            za[:L] += tmp[:L]
+            za[L:] = 0
+            E += w[n] * z[0]
+            EA += wa[n] * za[0]
+            z2, z1, z = z1, z, z2
+            za2, za1, za = za1, za, za2
+        kk = 12 * t + 12
+        bound = kk * u * EA / (1 - kk * u)
+    return E, bound
+
+
+def derivative_formula(alpha, tau, sigma2, t, *, dps=None):
+    """E_t by the literal derivative formula of Result 1 (for the numerics chapter).
+
+    E_t = sum_{p,q} C(t,p) C(t,q) (-1/alpha)^{p+q} [u^p v^q] F(u, v), with the Taylor
+    coefficients of F obtained in mpmath by ``mp.taylor`` of g and exact series arithmetic of
+    the closed form; the double sum is then evaluated in float64 (``dps=None``, to exhibit the
+    catastrophic cancellation) or in mpmath at ``dps`` digits.
+    """
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
+    t = nonneg_int("t", t)
+    work = 30 + 2 * t if dps is None else _dps(dps, 0) + 10
+    with mp.workdps(work):
+        al, ta, s2 = mp.mpf(alpha), mp.mpf(tau), mp.mpf(sigma2)
+        c = 1 + (1 + s2) / al
+        # Taylor coefficients of g from u g^2 - (c + (1-alpha) u) g + c = 0:
+        # c g_n = (1-alpha) g_{n-1}... solved: g_n = ((sum_{k<n} g_k g_{n-1-k}) - (1-al) g_{n-1})/c
+        gc = [mp.mpf(1)]
+        for n in range(1, t + 1):
+            sm = mp.fdot(gc[:n], gc[n - 1 :: -1])
+            gc.append((sm - (1 - al) * gc[n - 1]) / c)
+        beta = (1 + s2) / (al * (ta - 1))
+        F = _bivariate_F(gc, al, beta, t)
+        coef = [
+            [
+                F[p][q] * mp.binomial(t, p) * mp.binomial(t, q) * (-1 / al) ** (p + q)
+                for q in range(t + 1)
+            ]
+            for p in range(t + 1)
+        ]
+        if dps is None:
+            terms = np.array([[float(x) for x in row] for row in coef])
+            return float(np.sum(terms))  # naive float64 summation
+        return _to_float(mp.fsum(x for row in coef for x in row))
+
+
+def _bivariate_F(gc, al, beta, t):
+    """[u^p v^q] F for p, q <= t by truncated bivariate series arithmetic (mpmath)."""
+    n = t + 1
+    r = [x for x in gc]
+    r[0] = r[0] - 1  # g - 1
+    # den = al - r(u) r(v) [1 + beta(al + 1 + r(u) + r(v))]
+    #     = al - (1 + beta(al+1)) r(u) r(v) - beta r(u)^2 r(v) - beta r(u) r(v)^2
+    r2 = [mp.fdot(r[: k + 1], r[k::-1]) for k in range(n)]
+    gam = 1 + beta * (al + 1)
+    Dc = [
+        [-(gam * r[i] + beta * r2[i]) * r[j] - beta * r[i] * r2[j] for j in range(n)]
+        for i in range(n)
+    ]
+    Dc[0][0] += al
+    num = [[al * gc[i] * gc[j] for j in range(n)] for i in range(n)]
+    F = [[None] * n for _ in range(n)]
+    for p in range(n):
+        for q in range(n):
+            s = num[p][q]
+            acc = []
+            for i in range(p + 1):
+                for j in range(q + 1):
+                    if i == 0 and j == 0:
+                        continue
+                    acc.append(Dc[i][j] * F[p - i][q - j])
+            F[p][q] = (s - mp.fsum(acc)) / Dc[0][0]
+    return F

@@ -1,0 +1,94 @@
+import json
+
+import numpy as np
+import pytest
+
+from cotbook import finite_size, phases, results, simulate, theory
+
+
+def test_panels_cover_the_four_regimes():
+    for sigma2 in (1e-4, 1e-2):
+        got = {
+            r: phases.regime(a, tau, sigma2) for r, (a, tau) in finite_size.panels(sigma2).items()
+        }
+        assert got == {r: r for r in got}
+    assert finite_size.panels(1e-2)["critical"][1] == pytest.approx(phases.tau_c(2.0, 1e-2))
+
+
+def test_run_is_reproducible_entry_by_entry():
+    out = finite_size.run((20, 30), trials=2, test_designs=1, t_max=4, seed=3)
+    panel = out["panels"]["overthinking"]
+    np.testing.assert_allclose(panel["theory"], theory.error_curve(2.0, 2.0, 1e-4, 4), rtol=1e-12)
+    # Recompute one entry alone from its documented seed.
+    seed = int(np.random.SeedSequence([3, 1, 30]).generate_state(1)[0])
+    mean, sem, per = simulate.error_curve(
+        2.0, 2.0, 1e-4, 1e-5, 30, 4, trials=2, test_designs=1, seed=seed
+    )
+    np.testing.assert_array_equal(np.asarray(panel["sims"]["30"]["per_trial"]), per)
+    assert set(out["timings_s"]) == {f"{r}/D={D}" for r in out["panels"] for D in (20, 30)}
+    json.dumps(out)  # JSON-ready
+
+
+def test_simulation_agrees_with_theory_at_moderate_D():
+    """At D = 300 the first two steps agree with Result 1 to about 1/D in every regime.
+
+    A missing D/L in v_mu, or alpha instead of 1/alpha in the CoT step, fails by far.
+    """
+    out = finite_size.run((300,), trials=3, test_designs=2, t_max=2, seed=0)
+    for regime, panel in out["panels"].items():
+        mean = np.asarray(panel["sims"]["300"]["mean"])
+        dev = finite_size.relative_deviation(mean, np.asarray(panel["theory"]))
+        assert np.max(np.abs(dev)) < 0.025, (regime, dev)
+
+
+def test_noise_enters_as_a_variance():
+    """sigma2 = 0.25: reading it as a standard deviation in either engine would move E_1, E_2 by
+    2-7% (sigma^2 = 0.0625 or 0.5 instead of 0.25); simulation and theory agree to 1.2%."""
+    th = theory.error_curve(2.0, 4.0, 0.25, 2)
+    mean, _, _ = simulate.error_curve(2.0, 4.0, 0.25, 1e-5, 400, 2, trials=4, test_designs=2)
+    assert np.max(np.abs(mean / th - 1)) < 0.012
+    for wrong in (0.0625, 0.5):
+        assert np.max(np.abs(theory.error_curve(2.0, 4.0, wrong, 2) / th - 1)) > 0.019
+
+
+def test_relative_deviation_scaling_exponent_and_trusted_depth():
+    th = np.array([1.0, 0.5, 0.25])
+    np.testing.assert_allclose(
+        finite_size.relative_deviation([[1.0, 0.55, 0.2]], th), [[0, 0.1, -0.2]]
+    )
+    dims = np.array([100, 200, 400, 800])
+    assert finite_size.scaling_exponent(dims, 3.0 / dims) == pytest.approx(-1.0)
+    assert finite_size.scaling_exponent(dims, -2.0 * dims**-0.5) == pytest.approx(-0.5)
+    assert finite_size.trusted_depth([0.0, 0.01, 0.04, 0.06, 0.01], 0.05) == 2
+    assert finite_size.trusted_depth([0.0, 0.01], 0.05) == 1
+    assert finite_size.trusted_depth([0.2, 0.0], 0.05) == -1
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="theory_curve must be positive"):
+        finite_size.relative_deviation([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="deviations must be non-zero"):
+        finite_size.scaling_exponent([1, 2], [0.0, 1.0])
+    with pytest.raises(ValueError, match="dims must be >= 2 positive sizes"):
+        finite_size.scaling_exponent([1], [1.0])
+    with pytest.raises(ValueError, match="tol must be a finite number > 0"):
+        finite_size.trusted_depth([0.1], 0)
+    with pytest.raises(ValueError, match="dims must list at least one"):
+        finite_size.run((), trials=2, test_designs=1, t_max=2)
+    with pytest.raises(ValueError, match="sigma2 must be a finite number >= 0"):
+        finite_size.panels(-1.0)
+    with pytest.raises(ValueError, match="scale must be one of"):
+        finite_size.study("huge")
+
+
+def test_study_reads_a_saved_result(tmp_path, monkeypatch):
+    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))
+    out = finite_size.run((12,), trials=2, test_designs=1, t_max=2)
+    config = dict(dims=[12], trials=2, test_designs=1, t_max=2, scale="tiny")
+    results.save(
+        finite_size.RESULT_NAME, config, out["panels"], out["timings_s"], directory=tmp_path
+    )
+    panels, timings, description = finite_size.study()
+    assert panels == json.loads(json.dumps(out["panels"]))
+    assert description.startswith("tiny scale, read from book/results/theory_vs_simulation.json")
