@@ -2,8 +2,8 @@
 
 - ``chapters [NAME ...]``: execute chapters into ``tests/notebooks/`` (the nbval copies) and fail
   if one takes longer than its budget.
-- ``simulate --scale {book,paper}``: the theory-vs-simulation study (Appendix E figure), saved
-  to ``book/results/theory_vs_simulation.json``.
+- ``simulate --scale {book,paper,precision}``: the theory-vs-simulation study (Appendix E
+  figure), saved to ``book/results/theory_vs_simulation[_precision].json``.
 - ``bench {theory,simulate}``: speed and accuracy benchmarks, printed as ``key: value`` lines.
 """
 

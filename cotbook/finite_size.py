@@ -28,6 +28,8 @@ __all__ = [
     "trusted_depth",
     "benchmark",
     "study",
+    "result_name",
+    "saved_precision_study",
 ]
 
 SIGMA2 = 1e-4
@@ -35,6 +37,8 @@ LAM = 1e-5
 SCALES = {
     "book": dict(dims=(100, 200, 400, 800), trials=5, test_designs=2, t_max=30),
     "paper": dict(dims=(100, 200, 400, 800, 1600), trials=5, test_designs=2, t_max=30),
+    # More trials at small depth, to measure the t <= 5 agreement beyond the noise of 5 trials.
+    "precision": dict(dims=(800, 1600), trials=20, test_designs=2, t_max=5),
 }
 
 
@@ -179,6 +183,31 @@ def benchmark(*, seed=0) -> dict:
 RESULT_NAME = "theory_vs_simulation"
 
 
+def result_name(scale) -> str:
+    """The result file a scale is saved under: the precision run has its own."""
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {sorted(SCALES)}, got {scale!r}")
+    return f"{RESULT_NAME}_precision" if scale == "precision" else RESULT_NAME
+
+
+def _describe(record, name):
+    cfg = record["config"]
+    return (
+        f"{cfg['scale']} scale, read from book/results/{name}.json "
+        f"(D = {cfg['dims']}, {cfg['trials']} trials, {cfg['test_designs']} test designs "
+        f"per trial; written by {record['code_version']})"
+    )
+
+
+def saved_precision_study():
+    """``(panels, description)`` of the saved precision run, or ``None`` if it was not run."""
+    from . import results
+
+    name = result_name("precision")
+    record = results.load(name)
+    return None if record is None else (record["data"], _describe(record, name))
+
+
 def study(scale="book"):
     """The study to show: the saved result of ``python -m cotbook simulate`` if present, else
     :func:`run` at ``scale`` now.
@@ -188,18 +217,11 @@ def study(scale="book"):
     """
     from . import results
 
-    if scale not in SCALES:
-        raise ValueError(f"scale must be one of {sorted(SCALES)}, got {scale!r}")
+    if scale not in ("book", "paper"):
+        raise ValueError(f"scale must be 'book' or 'paper', got {scale!r}")
     record = results.load(RESULT_NAME)
     if record is not None:
-        cfg = record["config"]
-        return (
-            record["data"],
-            record["timings_s"],
-            f"{cfg['scale']} scale, read from book/results/{RESULT_NAME}.json "
-            f"(D = {cfg['dims']}, {cfg['trials']} trials, {cfg['test_designs']} test designs "
-            f"per trial; written by {record['code_version']})",
-        )
+        return record["data"], record["timings_s"], _describe(record, RESULT_NAME)
     config = SCALES[scale]
     out = run(**config)
     return (

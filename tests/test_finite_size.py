@@ -77,8 +77,12 @@ def test_bad_input():
         finite_size.run((), trials=2, test_designs=1, t_max=2)
     with pytest.raises(ValueError, match="sigma2 must be a finite number >= 0"):
         finite_size.panels(-1.0)
-    with pytest.raises(ValueError, match="scale must be one of"):
+    with pytest.raises(ValueError, match="scale must be 'book' or 'paper'"):
         finite_size.study("huge")
+    with pytest.raises(ValueError, match="scale must be one of"):
+        finite_size.result_name("huge")
+    assert finite_size.result_name("precision") == "theory_vs_simulation_precision"
+    assert finite_size.result_name("paper") == finite_size.RESULT_NAME
 
 
 def test_study_reads_a_saved_result(tmp_path, monkeypatch):
