@@ -1,6 +1,7 @@
-"""Benchmarks of the theory engine (wired to ``python -m cotbook bench theory`` elsewhere).
+"""Benchmarks: ``python -m cotbook bench {theory,simulate}``.
 
-``theory_benchmark()`` returns a dict of plain floats/ints/strings and prints nothing.
+``theory_benchmark()`` and ``simulate_benchmark()`` return dicts of plain floats, ints and
+strings and print nothing.
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ import time
 
 import numpy as np
 
-from . import phases, theory
+from . import finite_size, phases, pretrain, simulate, tasks, theory
 from ._checks import nonneg_int, positive, positive_int
 
-__all__ = ["theory_benchmark"]
+__all__ = ["theory_benchmark", "simulate_benchmark"]
 
 
 def _best_of(fn, repeats):
@@ -114,4 +115,38 @@ def theory_benchmark(
         deep_rel_diff_check=float(abs(Ed[-1] - ref) / max(abs(ref), theory.TINY)),
         deep_certified_rtol=float(deep_rtol),
     )
+    return out
+
+
+def simulate_benchmark(*, seed=0) -> dict:
+    """Timings of the simulation engine, measured in one run.
+
+    - ``four_panel_D500_s``: all four panels at ``D = 500``, ``t <= 30``, 5 trials, 2 designs;
+    - ``pretrain_literal_s`` / ``pretrain_fast_s``: the pretraining statistics of one trial of
+      the overthinking panel at ``D = 500`` (M = L = 1000), drawn literally (every ``X_mu``, as
+      the paper's public code does) or with the exact O(D + L) sampler;
+    - ``D3200_one_trial_s``: one trial (one design, ``t <= 30``) of the exponential panel at
+      ``D = 3200``.
+    """
+    out = {}
+    start = time.perf_counter()
+    finite_size.run((500,), trials=5, test_designs=2, t_max=30, seed=seed)
+    out["four_panel_D500_s"] = round(time.perf_counter() - start, 2)
+
+    D, L, M = 500, 1000, 1000
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    for first in range(0, M, 50):
+        X, y, _ = tasks.sample_tasks(D, L, min(50, M - first), finite_size.SIGMA2, rng)
+        pretrain.features(X, y)
+    out["pretrain_literal_s"] = round(time.perf_counter() - start, 2)
+    start = time.perf_counter()
+    pretrain.sampled_solution(D, L, M, finite_size.SIGMA2, finite_size.LAM, rng)
+    out["pretrain_fast_s"] = round(time.perf_counter() - start, 3)
+
+    start = time.perf_counter()
+    simulate.error_curve(
+        4.0, 4.0, finite_size.SIGMA2, finite_size.LAM, 3200, 30, trials=2, test_designs=1, seed=seed
+    )
+    out["D3200_one_trial_s"] = round((time.perf_counter() - start) / 2, 1)
     return out

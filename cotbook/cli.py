@@ -45,7 +45,7 @@ def _simulate(args) -> int:
     record = finite_size.run(**config, progress=True)
     config["dims"] = list(config["dims"])
     path = results.save(
-        "theory_vs_simulation",
+        finite_size.result_name(args.scale),
         dict(config, scale=args.scale),
         record["panels"],
         record["timings_s"],
@@ -55,12 +55,9 @@ def _simulate(args) -> int:
 
 
 def _bench(args) -> int:
-    if args.what == "theory":
-        from .bench import theory_benchmark
+    from . import bench
 
-        report = theory_benchmark()
-    else:
-        report = finite_size.benchmark()
+    report = bench.theory_benchmark() if args.what == "theory" else bench.simulate_benchmark()
     for key, value in report.items():
         print(f"{key}: {value}")
     return 0

@@ -26,7 +26,6 @@ __all__ = [
     "relative_deviation",
     "scaling_exponent",
     "trusted_depth",
-    "benchmark",
     "study",
     "result_name",
     "saved_precision_study",
@@ -144,40 +143,6 @@ def trusted_depth(deviation, tol) -> int:
     tol = _checks.positive("tol", tol)
     bad = np.nonzero(deviation > tol)[0]
     return int(bad[0] - 1) if bad.size else int(deviation.size - 1)
-
-
-def benchmark(*, seed=0) -> dict:
-    """Timings of the simulation engine, measured in one run.
-
-    - ``four_panel_D500_s``: all four panels at ``D = 500``, ``t <= 30``, 5 trials, 2 designs;
-    - ``pretrain_literal_s`` / ``pretrain_fast_s``: the pretraining statistics of one trial of
-      the overthinking panel at ``D = 500`` (M = L = 1000), drawn literally (every ``X_mu``, as
-      the paper's public code does) or with the exact O(D + L) sampler;
-    - ``D3200_one_trial_s``: one trial (one design, ``t <= 30``) of the exponential panel at
-      ``D = 3200``.
-    """
-    from . import pretrain, tasks
-
-    out = {}
-    start = time.perf_counter()
-    run((500,), trials=5, test_designs=2, t_max=30, seed=seed)
-    out["four_panel_D500_s"] = round(time.perf_counter() - start, 2)
-
-    D, L, M = 500, 1000, 1000
-    rng = np.random.default_rng(seed)
-    start = time.perf_counter()
-    for first in range(0, M, 50):
-        X, y, _ = tasks.sample_tasks(D, L, min(50, M - first), SIGMA2, rng)
-        pretrain.features(X, y)
-    out["pretrain_literal_s"] = round(time.perf_counter() - start, 2)
-    start = time.perf_counter()
-    pretrain.sampled_solution(D, L, M, SIGMA2, LAM, rng)
-    out["pretrain_fast_s"] = round(time.perf_counter() - start, 3)
-
-    start = time.perf_counter()
-    simulate.error_curve(4.0, 4.0, SIGMA2, LAM, 3200, 30, trials=2, test_designs=1, seed=seed)
-    out["D3200_one_trial_s"] = round((time.perf_counter() - start) / 2, 1)
-    return out
 
 
 RESULT_NAME = "theory_vs_simulation"

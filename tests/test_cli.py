@@ -59,3 +59,21 @@ def test_simulate_command_saves_a_result(tmp_path, monkeypatch, capsys):
     )
     assert set(record["data"]) == {"saturation", "overthinking", "critical", "exponential"}
     assert "saved" in capsys.readouterr().out
+    monkeypatch.setitem(
+        finite_size.SCALES, "precision", dict(dims=(10,), trials=2, test_designs=1, t_max=1)
+    )
+    assert cli.main(["simulate", "--scale", "precision"]) == 0
+    assert (
+        results.load("theory_vs_simulation_precision", directory=tmp_path)["config"]["t_max"] == 1
+    )
+    assert results.load(finite_size.RESULT_NAME, directory=tmp_path)["config"]["t_max"] == 2
+
+
+def test_bench_command_prints_key_value_lines(monkeypatch, capsys):
+    from cotbook import bench
+
+    monkeypatch.setattr(bench, "theory_benchmark", lambda: {"speed_ratio": 1234.5})
+    monkeypatch.setattr(bench, "simulate_benchmark", lambda: {"four_panel_D500_s": 7.0})
+    assert cli.main(["bench", "theory"]) == 0
+    assert cli.main(["bench", "simulate"]) == 0
+    assert capsys.readouterr().out == "speed_ratio: 1234.5\nfour_panel_D500_s: 7.0\n"
