@@ -29,6 +29,13 @@ __all__ = [
     "study",
     "result_name",
     "saved_precision_study",
+    "noise_reading_table",
+    "small_depth_table",
+    "deviation_with_sem_table",
+    "worst_deviation",
+    "scaling_table",
+    "tail_table",
+    "trusted_depth_table",
 ]
 
 SIGMA2 = 1e-4
@@ -158,9 +165,9 @@ def result_name(scale) -> str:
 def _describe(record, name):
     cfg = record["config"]
     return (
-        f"{cfg['scale']} scale, read from book/results/{name}.json "
-        f"(D = {cfg['dims']}, {cfg['trials']} trials, {cfg['test_designs']} test designs "
-        f"per trial; written by {record['code_version']})"
+        f"{cfg['scale']} scale, read from book/results/{name}.json\n"
+        f"  D = {cfg['dims']}, {cfg['trials']} trials, {cfg['test_designs']} test designs "
+        f"per trial\n  written by {record['code_version']}"
     )
 
 
@@ -192,6 +199,110 @@ def study(scale="book"):
     return (
         out["panels"],
         out["timings_s"],
-        f"{scale} scale, computed now (D = {list(config['dims'])}, {config['trials']} trials, "
-        f"{config['test_designs']} test designs per trial)",
+        f"{scale} scale, computed now\n  D = {list(config['dims'])}, {config['trials']} trials, "
+        f"{config['test_designs']} test designs per trial",
     )
+
+
+# --- Tables for the chapter: each returns (headers, rows) ready for cotbook.report.table. ---
+
+
+def _dims(panel):
+    return sorted(panel["sims"], key=int)
+
+
+def _deviation(panel, D, key="mean"):
+    return relative_deviation(np.asarray(panel["sims"][D][key]), np.asarray(panel["theory"]))
+
+
+def noise_reading_table(t_max, sigma2_a=SIGMA2, sigma2_b=1e-2):
+    """How the panels change between two readings of the noise level (sigma2_a vs sigma2_b):
+    the largest relative change of the theory curve over ``t <= t_max`` and the regime under
+    each reading."""
+    rows = []
+    for regime, (alpha, tau) in panels(sigma2_a).items():
+        a = theory.error_curve(alpha, tau, sigma2_a, t_max)
+        b = theory.error_curve(alpha, tau, sigma2_b, t_max)
+        rows.append(
+            [
+                regime,
+                float(np.max(np.abs(b / a - 1))),
+                phases.regime(alpha, tau, sigma2_a),
+                phases.regime(alpha, tau, sigma2_b),
+            ]
+        )
+    headers = [
+        "panel",
+        f"max_t<={t_max} |change|",
+        f"regime ({sigma2_a:g})",
+        f"regime ({sigma2_b:g})",
+    ]
+    return headers, rows
+
+
+def small_depth_table(study_panels, t_max=5):
+    """Per panel and D: the largest |relative deviation| of the mean and the largest SEM/theory
+    over ``1 <= t <= t_max``."""
+    rows = []
+    for regime, panel in study_panels.items():
+        th = np.asarray(panel["theory"])[: t_max + 1]
+        for D in _dims(panel):
+            sem = np.asarray(panel["sims"][D]["sem"])[: t_max + 1] / th
+            dev = _deviation(panel, D)[: t_max + 1]
+            rows.append([regime, int(D), float(np.max(np.abs(dev))), float(np.max(sem))])
+    return ["panel", "D", f"max_t<={t_max} |deviation|", f"max_t<={t_max} SEM/theory"], rows
+
+
+def deviation_with_sem_table(study_panels, depths):
+    """Per panel and D: ``deviation +- SEM`` (relative to theory, in per cent) at ``depths``."""
+    rows = []
+    for regime, panel in study_panels.items():
+        th = np.asarray(panel["theory"])
+        for D in _dims(panel):
+            dev, sem = _deviation(panel, D), np.asarray(panel["sims"][D]["sem"]) / th
+            rows.append(
+                [regime, int(D)] + [f"{100 * dev[t]:+.2f} ± {100 * sem[t]:.2f}" for t in depths]
+            )
+    return ["panel", "D"] + [f"t = {t} (%)" for t in depths], rows
+
+
+def worst_deviation(study_panels, t_max) -> dict:
+    """``{D: largest |relative deviation| of the mean over panels and 1 <= t <= t_max}``."""
+    worst = {}
+    for panel in study_panels.values():
+        for D in _dims(panel):
+            value = float(np.max(np.abs(_deviation(panel, D)[: t_max + 1])))
+            worst[int(D)] = max(worst.get(int(D), 0.0), value)
+    return worst
+
+
+def scaling_table(study_panels, depths):
+    """Per panel: the fitted exponent of |deviation| ~ D^slope at each depth in ``depths``."""
+    rows = []
+    for regime, panel in study_panels.items():
+        dims = _dims(panel)
+        dev = np.array([_deviation(panel, D) for D in dims])
+        rows.append(
+            [regime] + [scaling_exponent([int(D) for D in dims], dev[:, t]) for t in depths]
+        )
+    return ["panel"] + [f"t = {t}" for t in depths], rows
+
+
+def tail_table(study_panels, t):
+    """Per panel and D: mean, median, min and max over trials of the relative deviation at t."""
+    rows = []
+    for regime, panel in study_panels.items():
+        for D in _dims(panel):
+            per = _deviation(panel, D, "per_trial")[:, t]
+            rows.append([regime, int(D), per.mean(), float(np.median(per)), per.min(), per.max()])
+    return ["panel", "D", "mean", "median", "min", "max"], rows
+
+
+def trusted_depth_table(study_panels, tol):
+    """Per panel: :func:`trusted_depth` of the mean deviation at each D."""
+    dims = _dims(next(iter(study_panels.values())))
+    rows = [
+        [regime] + [trusted_depth(_deviation(panel, D), tol) for D in dims]
+        for regime, panel in study_panels.items()
+    ]
+    return ["panel"] + [f"D = {D}" for D in dims], rows

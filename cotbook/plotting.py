@@ -7,7 +7,7 @@ import numpy as np
 
 from . import _checks
 
-__all__ = ["error_curve", "block_heatmap", "theory_vs_simulation"]
+__all__ = ["error_curve", "block_heatmap", "theory_vs_simulation", "deviation_curves"]
 
 
 def error_curve(ax, mean, sem=None, *, label=None, **style):
@@ -74,5 +74,24 @@ def theory_vs_simulation(axes, panels, t_max=None):
             )
         ax.plot(np.arange(last), theory[:last], color="k", lw=1.2, label=r"theory ($D\to\infty$)")
         ax.set_title(rf"{regime}: $\alpha = {panel['alpha']:g}$, $\tau = {panel['tau']:.3g}$")
+    axes[0].legend(fontsize=7)
+    return axes
+
+
+def deviation_curves(axes, panels):
+    """One axis per regime: |relative deviation| of the simulated mean from theory against t."""
+    axes = np.ravel(axes)
+    if len(axes) != len(panels):
+        raise ValueError(f"axes must provide one axis per panel ({len(panels)}), got {len(axes)}")
+    for ax, (regime, panel) in zip(axes, panels.items(), strict=True):
+        theory = np.asarray(panel["theory"])
+        dims = sorted(panel["sims"], key=int)
+        colours = plt.cm.viridis(np.linspace(0.0, 0.85, len(dims)))
+        for colour, D in zip(colours, dims, strict=True):
+            dev = np.abs(np.asarray(panel["sims"][D]["mean"]) / theory - 1)
+            ax.semilogy(np.arange(1, theory.size), dev[1:], color=colour, label=f"D = {D}")
+        ax.set_title(regime)
+        ax.set_xlabel("CoT depth $t$")
+    axes[0].set_ylabel("|relative deviation|")
     axes[0].legend(fontsize=7)
     return axes

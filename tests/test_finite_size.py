@@ -96,3 +96,49 @@ def test_study_reads_a_saved_result(tmp_path, monkeypatch):
     panels, timings, description = finite_size.study()
     assert panels == json.loads(json.dumps(out["panels"]))
     assert description.startswith("tiny scale, read from book/results/theory_vs_simulation.json")
+
+
+def _synthetic_panels():
+    """Two panels whose simulated means deviate from theory by exactly 1/D, and 2/D times t."""
+    theory_curve = [1.0, 0.5, 0.25]
+    out = {}
+    for name, factor in (("a", 1.0), ("b", 2.0)):
+        sims = {}
+        for D in (100, 200, 400):
+            dev = factor / D * np.array([0.0, 1.0, 2.0])
+            mean = np.array(theory_curve) * (1 + dev)
+            per = np.stack([mean * 0.9, mean * 1.1])
+            sims[str(D)] = {
+                "mean": mean.tolist(),
+                "sem": (0.1 * mean).tolist(),
+                "per_trial": per.tolist(),
+            }
+        out[name] = {"alpha": 2.0, "tau": 3.0, "theory": theory_curve, "sims": sims}
+    return out
+
+
+def test_chapter_tables_on_known_deviations():
+    p = _synthetic_panels()
+    headers, rows = finite_size.small_depth_table(p, t_max=2)
+    assert headers[0] == "panel" and len(rows) == 6
+    assert rows[0][:2] == ["a", 100] and rows[0][2] == pytest.approx(0.02)
+    assert rows[3][2] == pytest.approx(0.04) and rows[3][3] == pytest.approx(0.1 * 1.04)
+    assert finite_size.worst_deviation(p, t_max=2) == pytest.approx(
+        {100: 0.04, 200: 0.02, 400: 0.01}
+    )
+    _, rows = finite_size.scaling_table(p, depths=(1, 2))
+    assert rows[0][1] == pytest.approx(-1.0) and rows[1][2] == pytest.approx(-1.0)
+    _, rows = finite_size.tail_table(p, t=1)
+    assert rows[0][2] == pytest.approx(0.01) and rows[0][4] == pytest.approx(0.9 * 1.01 - 1)
+    headers, rows = finite_size.trusted_depth_table(p, tol=0.015)
+    assert headers == ["panel", "D = 100", "D = 200", "D = 400"]
+    assert rows == [["a", 1, 2, 2], ["b", 0, 1, 2]]
+    headers, rows = finite_size.deviation_with_sem_table(p, depths=(2,))
+    assert rows[0] == ["a", 100, "+2.00 ± 10.20"]  # SEM is 10% of the mean, 1.02 x theory
+
+
+def test_noise_reading_table():
+    headers, rows = finite_size.noise_reading_table(5)
+    assert [r[0] for r in rows] == ["saturation", "overthinking", "critical", "exponential"]
+    assert rows[2][2:] == ["critical", "exponential"]  # tau_c(2, 1e-4) is above tau_c(2, 1e-2)
+    assert all(0 <= r[1] < 0.05 for r in rows)

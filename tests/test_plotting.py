@@ -57,3 +57,16 @@ def test_theory_vs_simulation_draws_one_panel_per_regime():
     with pytest.raises(ValueError, match="one axis per panel"):
         plotting.theory_vs_simulation(axes[:1], panels)
     plt.close(fig)
+
+
+def test_deviation_curves():
+    panels = {
+        "a": {"theory": [1.0, 0.5, 0.25], "sims": {"10": {"mean": [1.0, 0.55, 0.2]}}},
+    }
+    fig, ax = plt.subplots()
+    plotting.deviation_curves([ax], panels)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.1, 0.2])
+    assert ax.get_yscale() == "log"
+    with pytest.raises(ValueError, match="one axis per panel"):
+        plotting.deviation_curves([], panels)
+    plt.close(fig)
