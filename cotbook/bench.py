@@ -15,7 +15,13 @@ import numpy as np
 from . import finite_size, phases, pretrain, simulate, tasks, theory
 from ._checks import nonneg_int, positive, positive_int
 
-__all__ = ["theory_benchmark", "simulate_benchmark"]
+__all__ = [
+    "theory_benchmark",
+    "simulate_benchmark",
+    "ACCURACY_POINTS",
+    "accuracy_rows",
+    "accuracy_study",
+]
 
 
 def _best_of(fn, repeats):
@@ -150,3 +156,64 @@ def simulate_benchmark(*, seed=0) -> dict:
     )
     out["D3200_one_trial_s"] = round((time.perf_counter() - start) / 2, 1)
     return out
+
+
+ACCURACY_POINTS = (
+    (2.0, 3.0, 0.01),
+    (4.0, 1.5, 0.0),
+    (0.3, 2.0, 0.01),
+    (0.05, 1.01, 0.0),
+    (1.0, 10.0, 1e-4),
+    (1.0, 300.0, 1e-4),
+    (3.0, 50.0, 0.01),
+    (10.0, 100.0, 0.0),
+    (20.0, 1.2, 0.1),
+    (0.5, 5.0, 0.1),
+    (0.1, 100.0, 0.0),
+    (2.0, "tau_c", 1e-4),
+    (0.5, "tau_c+", 0.01),
+)
+"""Thirteen (alpha, tau, sigma2) points: all four regimes, alpha < 1, = 1, > 1, tau at and just
+above tau_c, sigma2 in {0, 1e-4, 1e-2, 1e-1} ("tau_c" / "tau_c+": tau_c and tau_c (1 + 1e-6))."""
+
+ACCURACY_RESULT = "theory_accuracy"
+
+
+def _resolve(alpha, tau, sigma2):
+    if tau == "tau_c":
+        return alpha, float(phases.tau_c(alpha, sigma2)), sigma2
+    if tau == "tau_c+":
+        return alpha, float(phases.tau_c(alpha, sigma2)) * (1 + 1e-6), sigma2
+    return alpha, float(tau), sigma2
+
+
+def accuracy_rows(t_max, *, dps=50, points=ACCURACY_POINTS) -> list:
+    """``[alpha, tau, sigma2, regime, E_{t_max}, max_t |auto/recursion - 1|]`` for each point.
+
+    The reference is the paper's recursion (``method="recursion"``) at ``dps`` digits; the
+    compared values are ``method="auto"`` (float64 with certification).
+    """
+    t_max = positive_int("t_max", t_max)
+    rows = []
+    for point in points:
+        alpha, tau, sigma2 = _resolve(*point)
+        fast = theory.error_curve(alpha, tau, sigma2, t_max)
+        ref = theory.error_curve(alpha, tau, sigma2, t_max, method="recursion", dps=dps)
+        err = float(np.max(np.abs(fast / ref - 1)))
+        rows.append([alpha, tau, sigma2, phases.regime(alpha, tau, sigma2), float(ref[-1]), err])
+    return rows
+
+
+def accuracy_study(t_max_now=40):
+    """The saved ``python -m cotbook bench accuracy`` table if present, else
+    :func:`accuracy_rows` at ``t_max_now`` computed now.  Returns ``(rows, description)``."""
+    from . import results
+
+    record = results.load(ACCURACY_RESULT)
+    if record is not None:
+        cfg = record["config"]
+        return record["data"]["rows"], (
+            f"t <= {cfg['t_max']}, recursion at {cfg['dps']} digits, read from "
+            f"book/results/{ACCURACY_RESULT}.json (written by {record['code_version']})"
+        )
+    return accuracy_rows(t_max_now), f"t <= {t_max_now}, recursion at 50 digits, computed now"

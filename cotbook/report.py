@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _checks
 
-__all__ = ["max_rel_diff", "check", "table"]
+__all__ = ["max_rel_diff", "check", "table", "bound"]
 
 
 def max_rel_diff(a, b) -> float:
@@ -69,3 +69,13 @@ def table(headers, rows, fmt="{:.3g}") -> None:
     print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
     for r in cells:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+
+
+def bound(value, levels=(1e-12, 1e-11, 1e-10)) -> str:
+    """``"< L"`` for the smallest level ``L`` above ``value``: a round-off-level error printed as
+    an upper bound, identical on every machine; a larger value is printed as it is."""
+    value = _checks.nonnegative("value", value)
+    for level in sorted(levels):
+        if value < level:
+            return f"< {level:.0e}"
+    return f"{value:.1e}"

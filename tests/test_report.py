@@ -32,3 +32,11 @@ def test_table_aligns_and_formats(capsys):
         report.table(["name", "x"], [["a"]])
     with pytest.raises(ValueError, match="one format or one per column"):
         report.table(["name", "x"], [], ["{}"])
+
+
+def test_bound():
+    assert report.bound(3e-13) == "< 1e-12"
+    assert report.bound(3e-12) == "< 1e-11"
+    assert report.bound(0.002) == "2.0e-03"
+    with pytest.raises(ValueError, match="value must be a finite number >= 0"):
+        report.bound(-1.0)
