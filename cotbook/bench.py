@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from . import finite_size, phases, pretrain, simulate, tasks, theory
+from . import finite_size, phases, pretrain, results, simulate, tasks, theory
 from ._checks import nonneg_int, positive, positive_int
 
 __all__ = [
@@ -207,8 +207,6 @@ def accuracy_rows(t_max, *, dps=50, points=ACCURACY_POINTS) -> list:
 def accuracy_study(t_max_now=40):
     """The saved ``python -m cotbook bench accuracy`` table if present, else
     :func:`accuracy_rows` at ``t_max_now`` computed now.  Returns ``(rows, description)``."""
-    from . import results
-
     record = results.load(ACCURACY_RESULT)
     if record is not None:
         cfg = record["config"]

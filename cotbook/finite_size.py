@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from . import _checks, phases, simulate, theory
+from . import _checks, phases, results, simulate, theory
 
 __all__ = [
     "SIGMA2",
@@ -173,8 +173,6 @@ def _describe(record, name):
 
 def saved_precision_study():
     """``(panels, description)`` of the saved precision run, or ``None`` if it was not run."""
-    from . import results
-
     name = result_name("precision")
     record = results.load(name)
     return None if record is None else (record["data"], _describe(record, name))
@@ -187,8 +185,6 @@ def study(scale="book"):
     Returns ``(panels, timings_s, description)``; ``description`` says which scale is shown and
     where it came from.
     """
-    from . import results
-
     if scale not in ("book", "paper"):
         raise ValueError(f"scale must be 'book' or 'paper', got {scale!r}")
     record = results.load(RESULT_NAME)

@@ -39,6 +39,7 @@ __all__ = [
     "optimal_depth",
     "population_error",
     "mp_density",
+    "mp_mass",
     "CRITICAL_RTOL",
 ]
 
@@ -231,6 +232,17 @@ def mp_density(s, alpha):
     with np.errstate(invalid="ignore", divide="ignore"):
         out[inside] = np.sqrt((sp - s[inside]) * (s[inside] - sm)) / (2 * math.pi * s[inside])
     return out
+
+
+def mp_mass(alpha):
+    """Total mass of :func:`mp_density` on its support, by quadrature: ``min(alpha, 1)``.
+
+    Dividing it by ``alpha`` gives the mass of the density as the Theorem 1 appendix writes it
+    (denominator ``2 pi alpha s``), which is 1 only for ``alpha <= 1``.
+    """
+    alpha = positive("alpha", alpha)
+    sm, sp = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
+    return float(integrate.quad(lambda s: mp_density(s, alpha), sm, sp, epsabs=0, epsrel=1e-12)[0])
 
 
 def population_error(alpha, sigma2, t):

@@ -51,6 +51,9 @@ def block_heatmap(ax, matrix, D, *, title=None):
 def theory_vs_simulation(axes, panels, t_max=None):
     """One axis per regime: theory curve (line) and simulations at each ``D`` (markers +- SEM).
 
+    The y-range is the theory's range widened by 3x below and 30x above, so points of small-D
+    runs that blow up at large depth can lie off scale.
+
     ``panels`` is the ``{regime: {"alpha", "tau", "theory", "sims": {D: {"mean", "sem"}}}}``
     structure of :func:`cotbook.finite_size.run`.
     """
@@ -73,6 +76,8 @@ def theory_vs_simulation(axes, panels, t_max=None):
                 ms=2.5,
             )
         ax.plot(np.arange(last), theory[:last], color="k", lw=1.2, label=r"theory ($D\to\infty$)")
+        # Keep the theory readable: small-D runs that blow up at large t go off scale.
+        ax.set_ylim(theory[:last].min() / 3, theory[:last].max() * 30)
         ax.set_title(rf"{regime}: $\alpha = {panel['alpha']:g}$, $\tau = {panel['tau']:.3g}$")
     axes[0].legend(fontsize=7)
     return axes

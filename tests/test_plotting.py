@@ -70,3 +70,18 @@ def test_deviation_curves():
     with pytest.raises(ValueError, match="one axis per panel"):
         plotting.deviation_curves([], panels)
     plt.close(fig)
+
+
+def test_theory_vs_simulation_y_range_follows_theory():
+    panels = {
+        "a": {
+            "alpha": 2.0,
+            "tau": 3.0,
+            "theory": [1.0, 0.1],
+            "sims": {"10": {"mean": [1.0, 1e6], "sem": [0.0, 0.0]}},
+        }
+    }
+    fig, ax = plt.subplots()
+    plotting.theory_vs_simulation([ax], panels)
+    assert ax.get_ylim() == pytest.approx((0.1 / 3, 30.0))
+    plt.close(fig)
