@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.colors import LogNorm
 
-from . import _checks
+from . import _checks, phases
 
-__all__ = ["error_curve", "block_heatmap", "theory_vs_simulation", "deviation_curves"]
+__all__ = [
+    "error_curve",
+    "block_heatmap",
+    "theory_vs_simulation",
+    "deviation_curves",
+    "phase_heatmap",
+]
 
 
 def error_curve(ax, mean, sem=None, *, label=None, **style):
@@ -100,3 +107,33 @@ def deviation_curves(axes, panels):
     axes[0].set_ylabel("|relative deviation|")
     axes[0].legend(fontsize=7)
     return axes
+
+
+def phase_heatmap(ax, alphas, taus, grid, sigma2, *, vmin=1e-8, vmax=1e4):
+    """Figure 1A: ``log10 E_t`` over (tau - 1, alpha) on log axes, with the tau_c(alpha) curve.
+
+    ``grid[i, j]`` is ``E_t`` at ``(alphas[i], taus[j])``; colours are clipped to
+    ``[vmin, vmax]`` (overthinking errors reach 1e150 and more).
+    """
+    alphas = _checks.array("alphas", alphas, ndim=1)
+    taus = _checks.array("taus", taus, ndim=1)
+    grid = np.asarray(grid, dtype=float)
+    if grid.shape != (alphas.size, taus.size):
+        raise ValueError(f"grid must have shape {(alphas.size, taus.size)}, got {grid.shape}")
+    image = ax.pcolormesh(
+        taus - 1,
+        alphas,
+        np.clip(grid, vmin, vmax),
+        shading="auto",
+        cmap="viridis",
+        norm=LogNorm(vmin=vmin, vmax=vmax),
+    )
+    critical = np.array([phases.tau_c(a, sigma2) for a in alphas])
+    shown = critical - 1 <= (taus - 1).max()
+    ax.plot(critical[shown] - 1, alphas[shown], "w--", lw=1.5, label=r"$\tau_c(\alpha,\sigma^2)$")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"$\tau - 1$")
+    ax.set_ylabel(r"$\alpha$")
+    plt.colorbar(image, ax=ax, label=r"$\mathcal{E}_t$")
+    return ax

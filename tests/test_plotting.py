@@ -85,3 +85,22 @@ def test_theory_vs_simulation_y_range_follows_theory():
     plotting.theory_vs_simulation([ax], panels)
     assert ax.get_ylim() == pytest.approx((0.1 / 3, 30.0))
     plt.close(fig)
+
+
+def test_phase_heatmap_draws_grid_and_critical_line():
+    from cotbook import phases
+
+    alphas = np.array([0.5, 2.0, 4.0])
+    taus = np.array([1.5, 3.0, 10.0])
+    grid = np.array([[1e-12, 1.0, 1e9], [2.0, 0.5, 0.1], [1.0, 1e-3, 1e-6]])
+    fig, ax = plt.subplots()
+    plotting.phase_heatmap(ax, alphas, taus, grid, 0.01)
+    mesh = ax.collections[0]
+    assert mesh.get_array().min() == pytest.approx(
+        1e-8
+    ) and mesh.get_array().max() == pytest.approx(1e4)
+    line = ax.lines[0]
+    np.testing.assert_allclose(line.get_xdata(), [phases.tau_c(a, 0.01) - 1 for a in alphas])
+    with pytest.raises(ValueError, match="grid must have shape"):
+        plotting.phase_heatmap(ax, alphas, taus, grid[:2], 0.01)
+    plt.close(fig)
