@@ -1,0 +1,62 @@
+"""Asymptotic constants of the scaling laws, measured from Result 1 (lambda = 0).
+
+Result 3 (paper, Appendix "Derivation of Result 3"): in the overthinking regime, as
+``delta = tau_c - tau -> 0``, ``t* delta -> C_t = 1 / (2 kappa)`` with
+``kappa = d log Lambda / d(tau_c - tau)`` at ``tau_c``, and ``E_{t*} sqrt(t*) -> C_E = K_c e^{1/2}``
+with ``K_c = lim_t E_t sqrt(t)`` on the critical line (alpha > 1, where E_inf = 0).  This module
+computes ``kappa`` and ``K_c`` independently of the optimal-depth search, so the chapter can
+compare the two.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import _checks, phases, theory
+
+__all__ = ["kappa", "prefactor_limit", "critical_prefactor", "optimal_depth_rows"]
+
+
+def kappa(alpha, sigma2, *, h=1e-5) -> float:
+    """``d log Lambda / d(tau_c - tau)`` at ``tau = tau_c`` (central difference, step ``h``)."""
+    alpha = _checks.positive("alpha", alpha)
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    h = _checks.positive("h", h)
+    tc = phases.tau_c(alpha, sigma2)
+    if not math.isfinite(tc) or tc - h <= 1:
+        raise ValueError(f"kappa needs a finite tau_c > 1 + h; got tau_c = {tc} for alpha={alpha}")
+    up = math.log(phases.decay_rate(alpha, tc - h, sigma2))
+    down = math.log(phases.decay_rate(alpha, tc + h, sigma2))
+    return (up - down) / (2 * h)
+
+
+def prefactor_limit(depths, values) -> float:
+    """Limit ``K`` of ``values_t = K (1 + b / t)`` fitted by least squares at ``depths``."""
+    depths = _checks.array("depths", depths, ndim=1)
+    values = _checks.array("values", values, ndim=1)
+    if depths.size != values.size or depths.size < 2 or np.any(depths <= 0):
+        raise ValueError("depths must be >= 2 positive depths, one per value")
+    design = np.stack([np.ones_like(depths), 1.0 / depths], axis=1)
+    return float(np.linalg.lstsq(design, values, rcond=None)[0][0])
+
+
+def critical_prefactor(alpha, sigma2, *, depths=(1000, 2000, 4000)) -> float:
+    """``K_c = lim E_t sqrt(t)`` at ``tau = tau_c`` (alpha > 1), extrapolated in ``1/t``."""
+    alpha = _checks.greater_than("alpha", alpha, 1.0)
+    depths = [_checks.positive_int("depth", t) for t in depths]
+    curve = theory.error_curve(alpha, phases.tau_c(alpha, sigma2), sigma2, max(depths), rtol=1e-8)
+    ts = np.array(depths, dtype=float)
+    return prefactor_limit(ts, curve[depths] * np.sqrt(ts))
+
+
+def optimal_depth_rows(alpha, sigma2, deltas) -> list:
+    """``[delta, t*, t* delta, E_{t*}, E_{t*} sqrt(t*)]`` at ``tau = tau_c - delta`` (Result 3)."""
+    tc = phases.tau_c(alpha, sigma2)
+    rows = []
+    for delta in deltas:
+        delta = _checks.positive("delta", delta)
+        t_star, e_star = phases.optimal_depth(alpha, tc - delta, sigma2, t_max=16000)
+        rows.append([delta, t_star, t_star * delta, e_star, e_star * math.sqrt(t_star)])
+    return rows

@@ -1,0 +1,39 @@
+import math
+
+import numpy as np
+import pytest
+
+from cotbook import phases, scaling
+
+
+def test_prefactor_limit_recovers_known_constants():
+    t = np.array([100.0, 200.0, 400.0, 800.0])
+    assert scaling.prefactor_limit(t, 0.3 * (1 + 7.0 / t)) == pytest.approx(0.3, rel=1e-12)
+    assert scaling.prefactor_limit(t[:2], 2.0 * (1 - 1.0 / t[:2])) == pytest.approx(2.0, rel=1e-12)
+
+
+def test_kappa_is_the_slope_of_log_lambda_at_tau_c():
+    k = scaling.kappa(2.0, 0.0)
+    assert k > 0
+    assert scaling.kappa(2.0, 0.0, h=1e-3) == pytest.approx(k, rel=1e-6)
+    tc = phases.tau_c(2.0, 0.0)
+    assert math.log(phases.decay_rate(2.0, tc - 0.01, 0.0)) == pytest.approx(0.01 * k, rel=1e-2)
+
+
+def test_result3_constants_match_the_optimal_depth_search():
+    """Independent routes agree: t* delta -> 1/(2 kappa), E_t* sqrt(t*) -> K_c e^{1/2}."""
+    rows = scaling.optimal_depth_rows(2.0, 0.0, (0.01,))
+    delta, t_star, t_delta, e_star, e_root = rows[0]
+    assert t_delta == pytest.approx(1 / (2 * scaling.kappa(2.0, 0.0)), rel=0.015)
+    assert e_root == pytest.approx(scaling.critical_prefactor(2.0, 0.0) * math.exp(0.5), rel=0.025)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="depths must be >= 2 positive depths"):
+        scaling.prefactor_limit([10.0], [1.0])
+    with pytest.raises(ValueError, match="alpha must be a finite number > 1"):
+        scaling.critical_prefactor(0.5, 0.0)
+    with pytest.raises(ValueError, match="kappa needs a finite tau_c"):
+        scaling.kappa(1.0, 0.0)
+    with pytest.raises(ValueError, match="delta must be a finite number > 0"):
+        scaling.optimal_depth_rows(2.0, 0.0, (0.0,))
