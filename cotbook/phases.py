@@ -245,7 +245,7 @@ def mp_mass(alpha):
     return float(integrate.quad(lambda s: mp_density(s, alpha), sm, sp, epsabs=0, epsrel=1e-12)[0])
 
 
-def population_error(alpha, sigma2, t):
+def population_error(alpha, sigma2, t, *, log=False):
     """Theorem 1 (tau -> inf): E_t = int (1 - s/(alpha c))^(2t) mu_alpha(ds), c = 1+(1+s2)/alpha.
 
     mu_alpha = MP law of ``mp_density`` plus the atom (1 - alpha) delta_0 for alpha < 1 (which
@@ -255,6 +255,9 @@ def population_error(alpha, sigma2, t):
     end; the theta range is split at the edge layers of width ~ 1/sqrt(t) (the mass
     concentrates at s_-, and also at s_+ when sigma2 = 0).  Accurate to ~1e-13 relative for t
     up to at least 5000 (tested against mpmath quadrature).  Valid for all alpha > 0.
+
+    ``log=True`` returns ``log E_t`` instead, which stays finite where ``E_t`` underflows
+    (t of many thousands).
     """
     alpha, s2 = _ps(alpha, sigma2)
     t = nonneg_int("t", t)
@@ -296,6 +299,8 @@ def population_error(alpha, sigma2, t):
     for a, b in zip(pts[:-1], pts[1:], strict=True):
         val, _ = integrate.quad(f, a, b, epsabs=0.0, epsrel=1e-13, limit=200)
         total += val
-    cont = math.exp(2 * t * lr + math.log(total)) if total > 0 else 0.0
+    log_cont = 2 * t * lr + math.log(total) if total > 0 else -math.inf
     atom = (1.0 - alpha) if alpha < 1.0 else 0.0
-    return atom + cont
+    if log:
+        return float(np.logaddexp(math.log(atom) if atom > 0 else -math.inf, log_cont))
+    return atom + (math.exp(log_cont) if total > 0 else 0.0)

@@ -16,7 +16,15 @@ import numpy as np
 
 from . import _checks, phases, theory
 
-__all__ = ["kappa", "prefactor_limit", "critical_prefactor", "optimal_depth_rows"]
+__all__ = [
+    "kappa",
+    "prefactor_limit",
+    "critical_prefactor",
+    "optimal_depth_rows",
+    "theorem1_rate",
+    "local_exponent",
+    "edge_factors",
+]
 
 
 def kappa(alpha, sigma2, *, h=1e-5) -> float:
@@ -60,3 +68,40 @@ def optimal_depth_rows(alpha, sigma2, deltas) -> list:
         t_star, e_star = phases.optimal_depth(alpha, tc - delta, sigma2, t_max=16000)
         rows.append([delta, t_star, t_star * delta, e_star, e_star * math.sqrt(t_star)])
     return rows
+
+
+def theorem1_rate(alpha, sigma2) -> float:
+    """``r_alpha = (2 sqrt(alpha) + sigma2) / (alpha + 1 + sigma2)`` of Theorem 1."""
+    alpha = _checks.positive("alpha", alpha)
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    return (2 * math.sqrt(alpha) + sigma2) / (alpha + 1 + sigma2)
+
+
+def local_exponent(alpha, sigma2, depths) -> np.ndarray:
+    """Local power of ``E_t / r_alpha^(2t)`` between ``t`` and ``2t``, for ``t`` in ``depths``.
+
+    ``log2(E_{2t} r^{-4t} / (E_t r^{-2t}))`` from the exact tau -> infinity error (the
+    Marchenko-Pastur integral, :func:`cotbook.phases.population_error`); Theorem 1 says it tends
+    to -3/2.
+    """
+    alpha = _checks.greater_than("alpha", alpha, 1.0)
+    log_r = math.log(theorem1_rate(alpha, sigma2))
+    out = []
+    for t in depths:
+        t = _checks.positive_int("depth", t)
+        lo = phases.population_error(alpha, sigma2, t, log=True) - 2 * t * log_r
+        hi = phases.population_error(alpha, sigma2, 2 * t, log=True) - 4 * t * log_r
+        out.append((hi - lo) / math.log(2))
+    return np.array(out)
+
+
+def edge_factors(alpha, sigma2):
+    """``(1 - s_-/(alpha c), 1 - s_+/(alpha c))``: the CoT factor at both edges of the MP support.
+
+    Theorem 1's proof states ``0 < 1 - s/(alpha c) < 1`` on the whole support; the second value
+    is negative whenever ``sigma2 < 2 sqrt(alpha)``.
+    """
+    alpha = _checks.positive("alpha", alpha)
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    ac = alpha + 1 + sigma2
+    return 1 - (1 - math.sqrt(alpha)) ** 2 / ac, 1 - (1 + math.sqrt(alpha)) ** 2 / ac

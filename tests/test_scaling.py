@@ -37,3 +37,28 @@ def test_bad_input():
         scaling.kappa(1.0, 0.0)
     with pytest.raises(ValueError, match="delta must be a finite number > 0"):
         scaling.optimal_depth_rows(2.0, 0.0, (0.0,))
+
+
+def test_theorem1_rate_is_the_lower_edge_factor():
+    for alpha, sigma2 in ((2.0, 0.0), (4.0, 0.01), (10.0, 0.1)):
+        lower, upper = scaling.edge_factors(alpha, sigma2)
+        assert scaling.theorem1_rate(alpha, sigma2) == pytest.approx(lower, rel=1e-14)
+        assert upper < 0 < lower < 1  # the proof's "0 < 1 - s/(alpha c)" fails at s_+
+        assert abs(upper) <= lower
+    assert scaling.edge_factors(1.0, 3.0)[1] > 0  # only when sigma2 > 2 sqrt(alpha)
+
+
+def test_local_exponent_tends_to_minus_three_halves():
+    for alpha, sigma2 in ((2.0, 0.0), (4.0, 0.01)):
+        exps = scaling.local_exponent(alpha, sigma2, [10, 5000])
+        assert abs(exps[1] + 1.5) < 0.005
+        assert abs(exps[0] + 1.5) > 0.1  # far from the limit at small t: the test can fail
+
+
+def test_population_error_log_scale():
+    assert phases.population_error(2.0, 0.01, 50, log=True) == pytest.approx(
+        math.log(phases.population_error(2.0, 0.01, 50)), rel=1e-12
+    )
+    assert phases.population_error(2.0, 0.01, 20000) == 0.0  # underflows in float64 ...
+    assert math.isfinite(phases.population_error(2.0, 0.01, 20000, log=True))  # ... not in log
+    assert phases.population_error(0.5, 0.1, 10**4, log=True) == pytest.approx(math.log(0.5))
