@@ -24,6 +24,8 @@ __all__ = [
     "theorem1_rate",
     "local_exponent",
     "edge_factors",
+    "fit_asymptotics",
+    "result2_rows",
 ]
 
 
@@ -105,3 +107,68 @@ def edge_factors(alpha, sigma2):
     sigma2 = _checks.nonnegative("sigma2", sigma2)
     ac = alpha + 1 + sigma2
     return 1 - (1 - math.sqrt(alpha)) ** 2 / ac, 1 - (1 + math.sqrt(alpha)) ** 2 / ac
+
+
+def fit_asymptotics(curve, floor, t_lo, t_hi):
+    """Fit ``E_t - floor = K t^gamma Lambda^t`` on ``t_lo <= t <= t_hi`` (Result 2's form).
+
+    Least squares on ``log|E_t - floor| = log|K| + gamma log t + t log Lambda``; the sign of
+    ``E_t - floor`` must not change in the window.  Returns ``(Lambda, gamma, K)``.
+    """
+    curve = _checks.array("curve", curve, ndim=1)
+    floor = _checks.real("floor", floor)
+    t_lo = _checks.positive_int("t_lo", t_lo)
+    t_hi = _checks.positive_int("t_hi", t_hi)
+    if not t_lo + 2 <= t_hi < curve.size:
+        raise ValueError(f"need t_lo + 2 <= t_hi < len(curve) = {curve.size}, got {t_lo}, {t_hi}")
+    t = np.arange(t_lo, t_hi + 1, dtype=float)
+    diff = curve[t_lo : t_hi + 1] - floor
+    if not (np.all(diff > 0) or np.all(diff < 0)):
+        raise ValueError("E_t - floor changes sign (or vanishes) in the fit window")
+    design = np.stack([np.ones_like(t), np.log(t), t], axis=1)
+    log_k, gamma, log_lam = np.linalg.lstsq(design, np.log(np.abs(diff)), rcond=None)[0]
+    return float(np.exp(log_lam)), float(gamma), float(np.sign(diff[0]) * np.exp(log_k))
+
+
+def result2_rows(alpha, sigma2, factors, *, t_max=1000, rtol=1e-7, resolution=1e-4):
+    """Result 2 measured at ``tau = factor * tau_c(alpha, sigma2)`` for each factor.
+
+    The curve is certified to ``rtol`` (deep curves cannot be certified to 1e-10); the fit window
+    ends at ``t_max`` or where ``|E_t - E_inf|`` falls below ``resolution * max(E_inf, E_t)``
+    (so the difference keeps at least three certified digits), and starts at a quarter of its
+    end or after the last change of sign of ``E_t - E_inf``, whichever is later.
+
+    Rows: ``[factor, tau, regime, Lambda_fit, Lambda (paper), Lambda_+, gamma_fit, sign K,
+    t_lo, t_hi]``.
+    """
+    rows = []
+    for factor in factors:
+        tau = _checks.positive("factor", factor) * phases.tau_c(alpha, sigma2)
+        curve = theory.error_curve(alpha, tau, sigma2, t_max, rtol=rtol)
+        floor = phases.error_floor(alpha, tau, sigma2)
+        diff = curve - floor
+        big = np.abs(diff) > resolution * np.maximum(floor, curve)
+        t_hi = int(np.nonzero(big)[0][-1])
+        changes = np.nonzero(np.diff(np.sign(diff[: t_hi + 1])))[0]
+        t_lo = max(t_hi // 4, int(changes[-1]) + 2 if changes.size else 1)
+        if t_hi - t_lo < 10:
+            raise ValueError(
+                f"no fit window at factor={factor}: |E_t - E_inf| resolvable only up to t={t_hi}"
+            )
+        lam_fit, gamma, k = fit_asymptotics(curve, floor, t_lo, t_hi)
+        r = phases.rates(alpha, tau, sigma2)
+        rows.append(
+            [
+                factor,
+                tau,
+                phases.regime(alpha, tau, sigma2),
+                lam_fit,
+                r["negative"],
+                r["positive"],
+                gamma,
+                int(np.sign(k)),
+                t_lo,
+                t_hi,
+            ]
+        )
+    return rows
