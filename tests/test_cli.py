@@ -57,7 +57,7 @@ def test_simulate_command_saves_a_result(tmp_path, monkeypatch, capsys):
     assert record["config"] == dict(
         dims=[10], trials=2, test_designs=1, t_max=2, sigma2=1e-4, lam=1e-5, seed=4, scale="book"
     )
-    assert set(record["data"]) == {"saturation", "overthinking", "critical", "exponential"}
+    assert set(record["data"]) == set(finite_size.panels())
     assert "saved" in capsys.readouterr().out
     monkeypatch.setitem(
         finite_size.SCALES, "precision", dict(dims=(10,), trials=2, test_designs=1, t_max=1)

@@ -11,22 +11,29 @@ def test_panels_cover_the_four_regimes():
         got = {
             r: phases.regime(a, tau, sigma2) for r, (a, tau) in finite_size.panels(sigma2).items()
         }
-        assert got == {r: r for r in got}
+        assert got == {r: r.split()[-1] for r in got}
+        assert tuple(got)[:4] == finite_size.MAIN_PANELS
     assert finite_size.panels(1e-2)["critical"][1] == pytest.approx(phases.tau_c(2.0, 1e-2))
 
 
 def test_run_is_reproducible_entry_by_entry():
     out = finite_size.run((20, 30), trials=2, test_designs=1, t_max=4, seed=3)
     panel = out["panels"]["overthinking"]
-    np.testing.assert_allclose(panel["theory"], theory.error_curve(2.0, 2.0, 1e-4, 4), rtol=1e-12)
+    np.testing.assert_allclose(panel["theory"], theory.error_curve(2.0, 3.0, 1e-4, 4), rtol=1e-12)
     # Recompute one entry alone from its documented seed.
     seed = int(np.random.SeedSequence([3, 1, 30]).generate_state(1)[0])
     mean, sem, per = simulate.error_curve(
-        2.0, 2.0, 1e-4, 1e-5, 30, 4, trials=2, test_designs=1, seed=seed
+        2.0, 3.0, 1e-4, 1e-5, 30, 4, trials=2, test_designs=1, seed=seed
     )
     np.testing.assert_array_equal(np.asarray(panel["sims"]["30"]["per_trial"]), per)
     assert set(out["timings_s"]) == {f"{r}/D={D}" for r in out["panels"] for D in (20, 30)}
     json.dumps(out)  # JSON-ready
+    # A subset of panels keeps each panel's seed: the same entry comes out.
+    sub = finite_size.run((30,), trials=2, test_designs=1, t_max=4, seed=3, names=["overthinking"])
+    assert list(sub["panels"]) == ["overthinking"]
+    np.testing.assert_array_equal(sub["panels"]["overthinking"]["sims"]["30"]["per_trial"], per)
+    with pytest.raises(ValueError, match="names must be a non-empty subset"):
+        finite_size.run((30,), trials=1, test_designs=1, t_max=1, names=["plateau"])
 
 
 def test_simulation_agrees_with_theory_at_moderate_D():
@@ -139,6 +146,6 @@ def test_chapter_tables_on_known_deviations():
 
 def test_noise_reading_table():
     headers, rows = finite_size.noise_reading_table(5)
-    assert [r[0] for r in rows] == ["saturation", "overthinking", "critical", "exponential"]
+    assert [r[0] for r in rows] == list(finite_size.panels())
     assert rows[2][2:] == ["critical", "exponential"]  # tau_c(2, 1e-4) is above tau_c(2, 1e-2)
     assert all(0 <= r[1] < 0.05 for r in rows)
