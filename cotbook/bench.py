@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -16,6 +18,7 @@ from . import finite_size, phases, pretrain, results, simulate, tasks, theory
 from ._checks import nonneg_int, positive, positive_int
 
 __all__ = [
+    "attention_benchmark",
     "theory_benchmark",
     "simulate_benchmark",
     "ACCURACY_POINTS",
@@ -157,6 +160,39 @@ def simulate_benchmark(*, seed=0) -> dict:
         4.0, 4.0, finite_size.SIGMA2, finite_size.LAM, 3200, 30, trials=2, test_designs=1, seed=seed
     )
     out["D3200_one_trial_s"] = round((time.perf_counter() - start) / 2, 1)
+    return out
+
+
+_LITERAL_RUN = """
+import time
+from cotbook import attention
+config = attention.Config(**{config!r})
+start = time.perf_counter()
+attention.train_literal(config)
+print(time.perf_counter() - start)
+"""
+
+
+def attention_benchmark(L=100, M=100, steps=3000) -> dict:
+    """One configuration (paper settings, ``L``, ``M``, ``steps``) trained by
+    :func:`cotbook.attention.train` and by the literal baseline
+    :func:`cotbook.attention.train_literal` in a process of its own, for both models, side by
+    side in one run: ``<model>_fast_s``, ``<model>_literal_s`` and ``<model>_speedup``.
+    Both use torch's default number of threads."""
+    from . import attention
+
+    out = {}
+    for model in attention.MODELS:
+        config = attention.Config(model=model, L=L, M=M, steps=steps)
+        start = time.perf_counter()
+        attention.train([config])
+        out[f"{model}_fast_s"] = round(time.perf_counter() - start, 2)
+        code = _LITERAL_RUN.format(config=config.as_dict())
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        out[f"{model}_literal_s"] = round(float(done.stdout.split()[-1]), 1)
+        out[f"{model}_speedup"] = round(out[f"{model}_literal_s"] / out[f"{model}_fast_s"], 1)
     return out
 
 

@@ -4,7 +4,10 @@
   if one takes longer than its budget.
 - ``simulate --scale {book,paper,precision}``: the theory-vs-simulation study (Appendix E
   figure), saved to ``book/results/theory_vs_simulation[_precision].json``.
-- ``bench {theory,simulate}``: speed and accuracy benchmarks, printed as ``key: value`` lines;
+- ``experiments --scale {book,paper}``: trained attention models over the (L, M) grid (Figure
+  2), saved to ``book/results/attention_grid.json``.
+- ``bench {theory,simulate,attention}``: speed and accuracy benchmarks, printed as ``key: value``
+  lines;
   ``bench accuracy``: the fast theory against the paper's recursion at t <= 80, saved to
   ``book/results/theory_accuracy.json``.
 """
@@ -57,6 +60,22 @@ def _simulate(args) -> int:
     return 0
 
 
+def _experiments(args) -> int:
+    from . import attention, experiments
+
+    scale = experiments.SCALES[args.scale]
+    start = time.perf_counter()
+    out = experiments.run_grid(**scale, seed=args.seed, progress=True)
+    timings = dict(out.pop("timings_s"), total=time.perf_counter() - start)
+    config = attention.Config(model="linear", L=1, M=1, seed=args.seed).as_dict()
+    for key in ("model", "L", "M", "trial"):
+        config.pop(key)
+    config.update({k: list(v) if isinstance(v, tuple) else v for k, v in scale.items()})
+    path = results.save(experiments.GRID_RESULT, dict(config, scale=args.scale), out, timings)
+    print(f"saved {path} ({timings['total']:.0f} s)")
+    return 0
+
+
 def _bench(args) -> int:
     from . import bench
 
@@ -72,7 +91,11 @@ def _bench(args) -> int:
         path = results.save(bench.ACCURACY_RESULT, config, {"rows": rows}, timings)
         print(f"saved {path}")
         return 0
-    report = bench.theory_benchmark() if args.what == "theory" else bench.simulate_benchmark()
+    report = {
+        "theory": bench.theory_benchmark,
+        "simulate": bench.simulate_benchmark,
+        "attention": bench.attention_benchmark,
+    }[args.what]()
     for key, value in report.items():
         print(f"{key}: {value}")
     return 0
@@ -90,8 +113,12 @@ def main(argv=None) -> int:
     p.add_argument("--scale", choices=sorted(finite_size.SCALES), default="paper")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=_simulate)
+    p = sub.add_parser("experiments", help="trained attention models over (L, M) (Figure 2)")
+    p.add_argument("--scale", choices=["book", "paper"], default="paper")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=_experiments)
     p = sub.add_parser("bench", help="speed/accuracy benchmarks")
-    p.add_argument("what", choices=["theory", "simulate", "accuracy"])
+    p.add_argument("what", choices=["theory", "simulate", "accuracy", "attention"])
     p.set_defaults(run=_bench)
     args = parser.parse_args(argv)
     return args.run(args)

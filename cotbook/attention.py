@@ -1,0 +1,386 @@
+"""Trained attention models iterated as chain of thought (paper, Section 6 and the appendix
+"Experimental details"), trained for many configurations at once.
+
+One residual attention layer acts on tokens in ``R^{2D+2}`` laid out as in the paper's prompt
+(features ``D``, label ``1``, estimate ``D``, marker ``1``): example tokens ``(x_l, y_l, 0, 0)``
+and estimate tokens ``(0, 0, w_hat_s, 1)``.  Only the last (query) token is updated,
+``z_T -> z_T + W_V sum_s a_s z_s``, with
+
+- linear attention: ``a_s = m_s (W_K z_s)^T (W_Q z_T) / L``;
+- softmax attention: ``a_s = softmax_s((W_K z_s)^T (W_Q z_T) / sqrt(2D+2) + b_s)``;
+
+and the next estimate is read from the estimate block of the updated query token.  Two masks
+over source tokens: ``"history"`` (the paper: the ``L`` examples and all earlier estimates,
+never the query itself) and ``"examples"`` (the authors' public code: the ``L`` examples only).
+Both are the same during training, where the prompt holds one estimate token.
+
+The score ``(W_K z_s)^T (W_Q z_T)`` equals ``z_s^T u`` with ``u = W_K^T W_Q z_T`` (or ``u = W
+z_T`` for the merged parameterization ``W = W_K^T W_Q`` of the public code), so a step never
+forms keys or values of every token: an example enters through ``z_l^T u`` and, for linear
+attention, only through the per-task second moment ``S = sum_l z_l z_l^T`` of its ``[x, y]``
+part.  :func:`literal_step` is the direct token-by-token implementation these fast forms are
+tested against, and :func:`train_literal` the one-configuration baseline built on it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
+import torch
+
+from . import _checks
+
+__all__ = [
+    "MODELS",
+    "MASKS",
+    "Config",
+    "config_seeds",
+    "sample_tasks",
+    "init_params",
+    "step",
+    "literal_step",
+    "train",
+    "train_literal",
+    "evaluate",
+    "device",
+]
+
+MODELS = ("linear", "softmax")
+MASKS = ("history", "examples")
+
+
+def device() -> torch.device:
+    """The device computations run on: the first GPU when one is present, else the CPU."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+@dataclass(frozen=True)
+class Config:
+    """One training run.  Defaults are the paper's appendix "Experimental details".
+
+    ``init_scale``: parameters start as ``init_scale * N(0, 1)`` (the paper does not say; the
+    authors' public code uses 0.01).  ``merged``: learn ``W = W_K^T W_Q`` as one matrix (public
+    code) instead of separate ``W_K``, ``W_Q`` (paper).  ``sigma2``: label-noise variance.
+    """
+
+    model: str
+    L: int
+    M: int
+    trial: int = 0
+    D: int = 50
+    steps: int = 3000
+    batch: int = 300
+    lr: float = 1e-3
+    lam: float = 1e-5
+    sigma2: float = 0.0
+    merged: bool = False
+    init_scale: float = 0.01
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
+        for name in ("L", "M", "D", "steps", "batch"):
+            _checks.positive_int(name, getattr(self, name))
+        for name in ("trial", "seed"):
+            _checks.nonneg_int(name, getattr(self, name))
+        _checks.positive("lr", self.lr)
+        _checks.nonnegative("lam", self.lam)
+        _checks.nonnegative("sigma2", self.sigma2)
+        _checks.positive("init_scale", self.init_scale)
+
+    def group_key(self):
+        """Configurations with equal keys can be trained together in one tensor program."""
+        return tuple(v for k, v in asdict(self).items() if k not in ("M", "trial"))
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def config_seeds(config: Config) -> dict:
+    """Independent integer seeds of one configuration, from ``SeedSequence([seed, L, M,
+    trial])`` (``"data"``, ``"init"``, ``"test"``) and ``SeedSequence([seed, trial])``
+    (``"stream"``: minibatch draws and the random first estimates during training).
+
+    The model kind is not part of the seeds: linear and softmax runs of the same ``(L, M,
+    trial)`` see the same tasks.  The stream depends only on the trial, so configurations
+    trained side by side share it, and a configuration trained alone reproduces it.
+    """
+    states = np.random.SeedSequence([config.seed, config.L, config.M, config.trial]).spawn(3)
+    out = {k: int(s.generate_state(1)[0]) for k, s in zip(("data", "init", "test"), states)}
+    out["stream"] = int(np.random.SeedSequence([config.seed, config.trial]).generate_state(1)[0])
+    return out
+
+
+def sample_tasks(n, D, L, sigma2, seed):
+    """``n`` regression tasks as the experiments draw them: ``w ~ N(0, I_D)``, ``x_l ~ N(0,
+    I_D)`` (not ``I/D`` as in the simplified model), ``y_l = w . x_l + noise`` (variance
+    ``sigma2``).
+
+    Returns float32 tensors ``Z`` of shape ``(n, L, D+1)`` (rows ``[x_l, y_l]``, the non-zero
+    part of the example tokens) and ``w`` of shape ``(n, D)``.
+    """
+    n, D, L = (_checks.positive_int(k, v) for k, v in (("n", n), ("D", D), ("L", L)))
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal((n, D))
+    X = rng.standard_normal((n, L, D))
+    y = np.einsum("nld,nd->nl", X, w) + math.sqrt(sigma2) * rng.standard_normal((n, L))
+    Z = np.concatenate([X, y[..., None]], axis=-1)
+    return torch.from_numpy(Z.astype(np.float32)), torch.from_numpy(w.astype(np.float32))
+
+
+def init_params(config: Config, count: int = 1) -> dict:
+    """Initial parameters, stacked over ``count`` copies (leading axis), drawn from the
+    configuration's ``"init"`` seed: ``{"W_K", "W_Q", "W_V"}`` or ``{"W", "W_V"}`` (merged)."""
+    d = 2 * config.D + 2
+    gen = torch.Generator().manual_seed(config_seeds(config)["init"])
+    names = ("W", "W_V") if config.merged else ("W_K", "W_Q", "W_V")
+    return {
+        k: (config.init_scale * torch.randn(d, d, generator=gen)).expand(count, d, d).clone()
+        for k in names
+    }
+
+
+def _score_vector(params, est):
+    """``u = W_K^T W_Q z_T`` (or ``W z_T``) for query tokens ``z_T = (0, 0, est, 1)``.
+
+    ``est`` has shape ``(G, B, D)`` (G stacked configurations); returns ``(G, B, 2D+2)``.
+    """
+    D = est.shape[-1]
+    if "W" in params:
+        P = params["W"][:, :, D + 1 :]
+    else:
+        P = params["W_K"].transpose(1, 2) @ params["W_Q"][:, :, D + 1 :]
+    return est @ P[:, :, :D].transpose(1, 2) + P[:, None, :, D]
+
+
+def step(params, model, examples, est, history=None, *, L):
+    """One CoT step for stacked configurations, in the fast form (module docstring).
+
+    ``examples``: for ``"linear"``, per-task second moments ``S`` of shape ``(G, B, D+1, D+1)``
+    (or ``(B, D+1, D+1)``, shared by all G); for ``"softmax"``, the example rows ``Z`` of shape
+    ``(G, B, L, D+1)`` (or ``(B, L, D+1)``).  ``est``: the query estimates ``(G, B, D)``.
+    ``history``: earlier estimates visible to the query, ``(G, B, k, D)``, or ``None`` (the
+    examples-only mask, or training).  Returns the next estimates ``(G, B, D)``.
+    """
+    D = est.shape[-1]
+    u = _score_vector(params, est)
+    u_ex, u_est = u[..., : D + 1], u[..., D + 1 :]
+    V = params["W_V"][:, D + 1 : 2 * D + 1, :]  # estimate-block rows: (G, D, 2D+2)
+    tokens = None
+    if history is not None and history.shape[-2]:
+        tokens = torch.cat([history, torch.ones_like(history[..., :1])], dim=-1)
+    if model == "linear":
+        c_ex = torch.einsum("...ij,...j->...i", examples, u_ex) / L
+        c_est = None if tokens is None else ((tokens @ u_est[..., None]) * tokens).sum(-2) / L
+    else:
+        scale = 1.0 / math.sqrt(2 * D + 2)
+        logits = torch.einsum("...lj,...j->...l", examples, u_ex) * scale
+        if tokens is not None:
+            logits = torch.cat([logits, (tokens @ u_est[..., None])[..., 0] * scale], dim=-1)
+        a = torch.softmax(logits, dim=-1)
+        n_ex = examples.shape[-2]
+        c_ex = torch.einsum("...l,...lj->...j", a[..., :n_ex], examples)
+        c_est = None if tokens is None else (a[..., None, n_ex:] @ tokens)[..., 0, :]
+    # One (B, .) x (., D) product per configuration: V is never copied per task.
+    out = c_ex @ V[..., : D + 1].transpose(1, 2)
+    if c_est is not None:
+        out = out + c_est @ V[..., D + 1 :].transpose(1, 2)
+    return est + out
+
+
+def literal_step(params, model, Z, estimates, mask):
+    """One CoT step written token by token, the way the paper's appendix writes it.
+
+    One configuration (parameters without the stacking axis, or with a stacking axis of 1).
+    ``Z``: examples ``(B, L, D+1)``; ``estimates``: the prompt's estimate tokens ``(B, t+1,
+    D)``, the last being the query.  Builds the full prompt of ``L + t + 1`` tokens in
+    ``R^{2D+2}``, forms keys, queries and values with full matrices, applies ``mask`` and
+    returns the estimate block of the updated query token, ``(B, D)``.
+    """
+    if mask not in MASKS:
+        raise ValueError(f"mask must be one of {MASKS}, got {mask!r}")
+    p = {k: v[0] if v.ndim == 3 else v for k, v in params.items()}
+    B, L, D1 = Z.shape
+    D = D1 - 1
+    k = estimates.shape[1]
+    tokens = torch.zeros(B, L + k, 2 * D + 2, dtype=Z.dtype)
+    tokens[:, :L, : D + 1] = Z
+    tokens[:, L:, D + 1 : 2 * D + 1] = estimates
+    tokens[:, L:, 2 * D + 1] = 1.0
+    query = tokens[:, -1]
+    if "W" in p:
+        scores = torch.einsum("bsi,ij,bj->bs", tokens, p["W"], query)
+    else:
+        scores = torch.einsum("bsi,bsi->bs", tokens @ p["W_K"].T, (query @ p["W_Q"].T)[:, None])
+    visible = torch.zeros(L + k, dtype=torch.bool)
+    visible[: L if mask == "examples" else L + k - 1] = True
+    if model == "linear":
+        a = torch.where(visible, scores / L, torch.zeros(()))
+    else:
+        logits = scores / math.sqrt(2 * D + 2)
+        a = torch.softmax(logits.masked_fill(~visible, -math.inf), dim=-1)
+    updated = query + torch.einsum("bs,bsi->bi", a, tokens @ p["W_V"].T)
+    return updated[:, D + 1 : 2 * D + 1]
+
+
+def _check_group(configs):
+    configs = list(configs)
+    if not configs or not all(isinstance(c, Config) for c in configs):
+        raise ValueError("configs must be a non-empty list of Config")
+    if len({c.group_key() for c in configs}) != 1:
+        raise ValueError(
+            "configs trained together must agree on everything but M and trial "
+            "(see Config.group_key)"
+        )
+    return configs
+
+
+def _training_sets(configs):
+    """The fixed training sets, concatenated: ``(pool, w, offsets)``; ``pool`` holds second
+    moments ``S`` (linear) or example rows ``Z`` (softmax)."""
+    pools, ws, offsets, start = [], [], [], 0
+    for c in configs:
+        Z, w = sample_tasks(c.M, c.D, c.L, c.sigma2, config_seeds(c)["data"])
+        pools.append(Z.transpose(1, 2) @ Z if c.model == "linear" else Z)
+        ws.append(w)
+        offsets.append(start)
+        start += c.M
+    return torch.cat(pools), torch.cat(ws), torch.tensor(offsets)
+
+
+def _loss(params, pred, target, lam):
+    """Per-configuration objective: batch mean of ``||w_hat_1 - w||^2`` plus ``lam`` times the
+    squared Frobenius norms of all trainable matrices.  Returns shape ``(G,)``."""
+    penalty = sum((p**2).sum((1, 2)) for p in params.values())
+    return ((pred - target) ** 2).sum(-1).mean(-1) + lam * penalty
+
+
+def train(configs, *, progress=False, dev=None):
+    """Train configurations side by side in one tensor program (paper's appendix "Learning
+    protocol"): for each, a fixed set of ``M`` tasks; the one-step objective from a random
+    Gaussian ``w_hat_0``; Adam (``lr``), minibatches of ``batch`` tasks drawn with replacement,
+    ``steps`` steps.
+
+    All ``configs`` must share :meth:`Config.group_key`.  Parameters are stacked on a leading
+    axis; Adam is elementwise, so this is the same as training each one alone (tested).
+    Returns ``(params, losses)``: final parameters on the CPU, stacked, and the training
+    objective per step, shape ``(steps, G)``.
+    """
+    configs = _check_group(configs)
+    c0, G = configs[0], len(configs)
+    dev = device() if dev is None else dev
+    pool, w_pool, offsets = (t.to(dev) for t in _training_sets(configs))
+    sizes = torch.tensor([c.M for c in configs], device=dev)
+    params = {
+        k: torch.cat([init_params(c)[k] for c in configs]).to(dev).requires_grad_()
+        for k in init_params(c0)
+    }
+    opt = torch.optim.Adam(params.values(), lr=c0.lr)
+    trials = sorted({c.trial for c in configs})
+    streams = {
+        r: torch.Generator().manual_seed(config_seeds(replace(c0, trial=r))["stream"])
+        for r in trials
+    }
+    row = torch.tensor([trials.index(c.trial) for c in configs])
+    buffer = torch.empty(G * c0.batch, *pool.shape[1:], device=dev)
+    losses = torch.empty(c0.steps, G)
+    steps = range(c0.steps)
+    if progress:
+        from tqdm import tqdm
+
+        steps = tqdm(steps, desc=f"{c0.model} L={c0.L} ({G} runs)", unit="step", leave=False)
+    for i in steps:
+        draws = [
+            (torch.rand(c0.batch, generator=streams[r]),
+             torch.randn(c0.batch, c0.D, generator=streams[r]))
+            for r in trials
+        ]
+        uniform = torch.stack([d[0] for d in draws])[row].to(dev)
+        est0 = torch.stack([d[1] for d in draws])[row].to(dev)
+        idx = offsets[:, None] + (uniform * sizes[:, None]).long().clamp_max(sizes[:, None] - 1)
+        # Gather into a reused buffer: a fresh multi-MB tensor per step costs page faults.
+        torch.index_select(pool, 0, idx.view(-1), out=buffer)
+        examples = buffer.view(G, c0.batch, *pool.shape[1:])
+        pred = step(params, c0.model, examples, est0, L=c0.L)
+        loss = _loss(params, pred, w_pool[idx], c0.lam)
+        opt.zero_grad(set_to_none=True)
+        loss.sum().backward()
+        opt.step()
+        losses[i] = loss.detach().cpu()
+    return {k: v.detach().cpu() for k, v in params.items()}, losses
+
+
+def train_literal(config: Config):
+    """The baseline: one configuration, the literal token-by-token layer (:func:`literal_step`),
+    the same data, initialisation, random streams and optimizer as :func:`train`.
+
+    This is how a faithful one-configuration-per-process implementation computes; it exists to
+    cross-check :func:`train` and to time it against.  Returns ``(params, losses)`` like
+    :func:`train` (stacking axis of 1).
+    """
+    c = _check_group([config])[0]
+    Z, w = sample_tasks(c.M, c.D, c.L, c.sigma2, config_seeds(c)["data"])
+    params = {k: v[0].clone().requires_grad_() for k, v in init_params(c).items()}
+    opt = torch.optim.Adam(params.values(), lr=c.lr)
+    stream = torch.Generator().manual_seed(config_seeds(c)["stream"])
+    losses = torch.empty(c.steps, 1)
+    for i in range(c.steps):
+        uniform = torch.rand(c.batch, generator=stream)
+        est0 = torch.randn(c.batch, c.D, generator=stream)
+        idx = (uniform * c.M).long().clamp_max(c.M - 1)
+        pred = literal_step(params, c.model, Z[idx], est0[:, None], "history")
+        loss = ((pred - w[idx]) ** 2).sum(-1).mean() + c.lam * sum(
+            (p**2).sum() for p in params.values()
+        )
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        losses[i, 0] = loss.detach()
+    return {k: v.detach()[None] for k, v in params.items()}, losses
+
+
+@torch.no_grad()
+def evaluate(config: Config, params, t_max=40, *, tasks=4096, masks=MASKS, dev=None, chunk=1024):
+    """Test error ``E_t = E ||w - w_hat_t||^2 / D`` for ``t = 0..t_max`` (paper's appendix
+    "Inference protocol"): fresh tasks from the configuration's ``"test"`` seed, a random
+    Gaussian ``w_hat_0``, the learned layer reapplied ``t_max`` times under each mask.
+
+    ``params``: one configuration's parameters (stacking axis of 1, as :func:`train` returns
+    them).  Returns ``{mask: array of shape (t_max + 1,)}``.  Evaluation runs in float64 (a
+    diverging trajectory overflows float32 within 40 steps); tasks are processed in chunks of
+    ``chunk`` to bound memory.
+    """
+    t_max = _checks.nonneg_int("t_max", t_max)
+    tasks = _checks.positive_int("tasks", tasks)
+    chunk = _checks.positive_int("chunk", chunk)
+    for m in masks:
+        if m not in MASKS:
+            raise ValueError(f"masks must be drawn from {MASKS}, got {m!r}")
+    dev = device() if dev is None else dev
+    p = {k: (v if v.ndim == 3 else v[None]).to(dev, torch.float64) for k, v in params.items()}
+    Z, w = sample_tasks(tasks, config.D, config.L, config.sigma2, config_seeds(config)["test"])
+    gen = torch.Generator().manual_seed(config_seeds(config)["test"])
+    est0 = torch.randn(tasks, config.D, generator=gen).double()
+    Z, w = Z.double(), w.double()
+    sums = {m: np.zeros(t_max + 1) for m in masks}
+    for first in range(0, tasks, chunk):
+        sl = slice(first, first + chunk)
+        Zc, wc = Z[sl].to(dev), w[sl].to(dev)
+        ex = Zc.transpose(1, 2) @ Zc if config.model == "linear" else Zc
+        for m in masks:
+            trajectory = [est0[sl].to(dev)[None]]
+            for t in range(t_max + 1):
+                sums[m][t] += float(((trajectory[-1][0] - wc) ** 2).sum())
+                if t == t_max:
+                    break
+                history = (
+                    torch.stack(trajectory[:-1], dim=-2)
+                    if m == "history" and t > 0
+                    else None
+                )
+                trajectory.append(step(p, config.model, ex, trajectory[-1], history, L=config.L))
+    return {m: s / (tasks * config.D) for m, s in sums.items()}

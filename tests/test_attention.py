@@ -1,0 +1,111 @@
+import numpy as np
+import pytest
+import torch
+
+from cotbook import attention as at
+
+
+def _random_case(model, merged, scale=0.3, D=4, L=7, B=3, k=4):
+    c = at.Config(model=model, L=L, M=5, D=D, merged=merged, init_scale=scale)
+    p = {n: v.double() for n, v in at.init_params(c).items()}
+    Z, _ = at.sample_tasks(B, D, L, 0.0, seed=1)
+    est = torch.randn(B, k, D, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    return c, p, Z.double(), est
+
+
+@pytest.mark.parametrize("model", at.MODELS)
+@pytest.mark.parametrize("merged", [False, True])
+@pytest.mark.parametrize("mask", at.MASKS)
+def test_fast_step_equals_literal_attention(model, merged, mask):
+    """The reduced forms (score vector u, second moments S) against full token-by-token
+    attention; a wrong mask (query visible, or history dropped) moves the result by O(1)."""
+    c, p, Z, est = _random_case(model, merged)
+    literal = at.literal_step(p, model, Z, est, mask)
+    examples = Z.transpose(1, 2) @ Z if model == "linear" else Z
+    history = est[None, :, :-1] if mask == "history" else None
+    fast = at.step(p, model, examples, est[None, :, -1], history, L=c.L)[0]
+    assert torch.max(torch.abs(fast - literal)) < 1e-13
+    other = at.literal_step(p, model, Z, est, "examples" if mask == "history" else "history")
+    assert torch.max(torch.abs(other - literal)) > 1e-3
+
+
+def test_gradient_descent_weights_give_gradient_descent():
+    """Hand-set weights that make the layer one step of gradient descent on the in-context
+    least squares, w <- w + (eta/L) sum_l x_l (y_l - x_l . w): E_t from :func:`evaluate`
+    against the same iteration written in numpy on the same test tasks."""
+    D, L, eta, T = 5, 40, 0.5, 6
+    c = at.Config(model="linear", L=L, M=1, D=D, merged=True)
+    d = 2 * D + 2
+    W, V = torch.zeros(1, d, d), torch.zeros(1, d, d)
+    W[0, :D, D + 1 : 2 * D + 1] = -torch.eye(D)  # z_l . u = y_l - x_l . w_hat
+    W[0, D, 2 * D + 1] = 1.0
+    V[0, D + 1 : 2 * D + 1, :D] = eta * torch.eye(D)  # value: eta x_l into the estimate block
+    got = at.evaluate(c, {"W": W, "W_V": V}, T, tasks=64, dev=torch.device("cpu"))
+    Z, w = at.sample_tasks(64, D, L, 0.0, at.config_seeds(c)["test"])
+    est = torch.randn(64, D, generator=torch.Generator().manual_seed(at.config_seeds(c)["test"]))
+    X, w, e = Z[..., :D].double().numpy(), w.double().numpy(), est.double().numpy()
+    step = np.eye(D) - eta * np.einsum("nld,nle->nde", X, X) / L
+    err = e - w
+    want = []
+    for _ in range(T + 1):
+        want.append(np.mean(np.sum(err**2, -1)) / D)
+        err = np.einsum("nde,ne->nd", step, err)
+    for mask in at.MASKS:  # the estimate columns of V are zero: history changes nothing
+        np.testing.assert_allclose(got[mask], want, rtol=2e-5)
+    assert want[0] == pytest.approx(2.0, rel=0.2) and want[-1] < 0.2 * want[0]
+
+
+def test_batched_training_equals_training_alone_and_the_literal_baseline():
+    """Stacked configurations (different M and trial) train as each would alone, and as the
+    literal one-configuration baseline does, to float32 round-off."""
+    base = dict(D=4, L=6, steps=25, batch=16, init_scale=0.1)
+    for model in at.MODELS:
+        configs = [
+            at.Config(model=model, M=m, trial=r, **base) for m, r in ((3, 0), (40, 1), (9, 0))
+        ]
+        stacked, losses = at.train(configs, dev=torch.device("cpu"))
+        assert losses.shape == (25, 3)
+        alone, _ = at.train([configs[1]], dev=torch.device("cpu"))
+        literal, lit_losses = at.train_literal(configs[1])
+        for name in stacked:
+            torch.testing.assert_close(stacked[name][1], alone[name][0], rtol=1e-5, atol=1e-6)
+            torch.testing.assert_close(stacked[name][1], literal[name][0], rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(losses[:, 1], lit_losses[:, 0], rtol=1e-4, atol=1e-6)
+
+
+def test_training_is_deterministic_and_learns():
+    c = at.Config(model="linear", L=20, M=200, D=5, steps=300, batch=64)
+    p1, l1 = at.train([c], dev=torch.device("cpu"))
+    p2, l2 = at.train([c], dev=torch.device("cpu"))
+    for name in p1:
+        assert torch.equal(p1[name], p2[name])
+    errors = at.evaluate(c, p1, 3, tasks=256, masks=("examples",), dev=torch.device("cpu"))
+    assert errors["examples"][0] == pytest.approx(2.0, rel=0.15)
+    assert errors["examples"][1] < 0.7 * errors["examples"][0]
+
+
+def test_seeds():
+    c = at.Config(model="softmax", L=10, M=20, trial=1)
+    s = at.config_seeds(c)
+    assert len(set(s.values())) == 4
+    assert at.config_seeds(at.Config(model="linear", L=10, M=20, trial=1)) == s
+    assert at.config_seeds(at.Config(model="linear", L=10, M=40, trial=1))["stream"] == s["stream"]
+    assert at.config_seeds(at.Config(model="linear", L=10, M=20, trial=2))["stream"] != s["stream"]
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="model must be one of"):
+        at.Config(model="relu", L=1, M=1)
+    with pytest.raises(ValueError, match="L must be"):
+        at.Config(model="linear", L=0, M=1)
+    with pytest.raises(ValueError, match="lam must be"):
+        at.Config(model="linear", L=1, M=1, lam=-1.0)
+    with pytest.raises(ValueError, match="agree on everything but M and trial"):
+        at.train([at.Config(model="linear", L=2, M=1), at.Config(model="linear", L=3, M=1)])
+    with pytest.raises(ValueError, match="non-empty list of Config"):
+        at.train([])
+    c = at.Config(model="linear", L=2, M=1, D=2)
+    with pytest.raises(ValueError, match="masks must be drawn from"):
+        at.evaluate(c, at.init_params(c), 1, masks=("causal",))
+    with pytest.raises(ValueError, match="mask must be one of"):
+        at.literal_step(at.init_params(c), "linear", torch.zeros(1, 2, 3), torch.zeros(1, 1, 2), "x")
