@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 import torch
 
-from . import _checks
+from . import _checks, _kernels
 
 __all__ = [
     "MODELS",
@@ -39,10 +40,12 @@ __all__ = [
     "config_seeds",
     "sample_tasks",
     "init_params",
+    "Pooled",
     "step",
     "literal_step",
     "train",
     "train_literal",
+    "test_set",
     "evaluate",
     "device",
 ]
@@ -100,18 +103,33 @@ class Config:
 
 
 def config_seeds(config: Config) -> dict:
-    """Independent integer seeds of one configuration, from ``SeedSequence([seed, L, M,
-    trial])`` (``"data"``, ``"init"``, ``"test"``) and ``SeedSequence([seed, trial])``
-    (``"stream"``: minibatch draws and the random first estimates during training).
+    """Independent integer seeds of one configuration: ``"data"`` and ``"init"`` from
+    ``SeedSequence([seed, L, M, trial])``; ``"test"`` (test tasks and their first estimates)
+    from ``SeedSequence([seed, L, trial, 1])``; ``"stream"`` (minibatch draws and the random
+    first estimates during training) from ``SeedSequence([seed, trial])``.
 
     The model kind is not part of the seeds: linear and softmax runs of the same ``(L, M,
-    trial)`` see the same tasks.  The stream depends only on the trial, so configurations
-    trained side by side share it, and a configuration trained alone reproduces it.
+    trial)`` see the same tasks.  Test tasks do not depend on ``M`` either, so the errors
+    along an ``M`` row of the grid are paired.  The stream depends only on the trial, so
+    configurations trained side by side share it, and one trained alone reproduces it.
     """
-    states = np.random.SeedSequence([config.seed, config.L, config.M, config.trial]).spawn(3)
-    out = {k: int(s.generate_state(1)[0]) for k, s in zip(("data", "init", "test"), states)}
-    out["stream"] = int(np.random.SeedSequence([config.seed, config.trial]).generate_state(1)[0])
-    return out
+    data, init = np.random.SeedSequence([config.seed, config.L, config.M, config.trial]).spawn(2)
+    test = np.random.SeedSequence([config.seed, config.L, config.trial, 1])
+    stream = np.random.SeedSequence([config.seed, config.trial])
+    return {
+        k: int(s.generate_state(1)[0])
+        for k, s in (("data", data), ("init", init), ("test", test), ("stream", stream))
+    }
+
+
+def test_set(config: Config, tasks=4096):
+    """The configuration's test tasks: ``(Z, w, est0)`` -- example rows (float32), weights and
+    first estimates ``w_hat_0 ~ N(0, I)`` (float64) -- from its ``"test"`` seed."""
+    tasks = _checks.positive_int("tasks", tasks)
+    seed = config_seeds(config)["test"]
+    Z, w = sample_tasks(tasks, config.D, config.L, config.sigma2, seed)
+    est0 = torch.randn(tasks, config.D, generator=torch.Generator().manual_seed(seed))
+    return Z, w.double(), est0.double()
 
 
 def sample_tasks(n, D, L, sigma2, seed):
@@ -157,34 +175,77 @@ def _score_vector(params, est):
     return est @ P[:, :, :D].transpose(1, 2) + P[:, None, :, D]
 
 
+class Pooled(NamedTuple):
+    """Examples left in the pool of stored tasks (CPU path): ``data`` a float32 numpy array of
+    second moments ``(N, D+1, D+1)`` (linear) or example rows ``(N, L, D+1)`` (softmax), and
+    ``idx`` (int64 numpy, one entry per query, flattened over ``(G, B)``) naming each query's
+    task.  :mod:`cotbook._kernels` reads them in place.  Also used for the earlier estimate
+    tokens at evaluation: ``data`` of shape ``(B, t_max, D+1)``, of which the first ``rows``
+    are filled."""
+
+    data: np.ndarray
+    idx: np.ndarray
+    rows: int | None = None
+
+
+def _examples_term(model, examples, u_ex, scale):
+    """Linear: ``S u_ex``; softmax: ``(c, lse)``, the softmax-weighted mean of the example rows
+    and the log-normaliser of their logits ``scale * Z u_ex``."""
+    if isinstance(examples, Pooled):
+        if model == "linear":
+            return _kernels.second_moment_apply(examples.data, examples.idx, u_ex)
+        return _kernels.softmax_pool(examples.data, examples.idx, u_ex, scale)
+    if model == "linear":
+        return torch.einsum("...ij,...j->...i", examples, u_ex)
+    logits = torch.einsum("...lj,...j->...l", examples, u_ex) * scale
+    a = torch.softmax(logits, dim=-1)
+    return torch.einsum("...l,...lj->...j", a, examples), torch.logsumexp(logits, dim=-1)
+
+
+def _history_term(model, tokens, u_est, scale):
+    """Linear: ``sum_s e_s (e_s . u_est)``; softmax: ``(c, lse)`` over the estimate tokens."""
+    if isinstance(tokens, Pooled):
+        if model == "linear":
+            return _kernels.gram_apply(tokens.data, tokens.idx, u_est, tokens.rows)
+        return _kernels.softmax_pool(tokens.data, tokens.idx, u_est, scale, tokens.rows)
+    weights = tokens @ u_est[..., None]
+    if model == "linear":
+        return (tokens.transpose(-1, -2) @ weights)[..., 0]
+    a = torch.softmax(weights[..., 0] * scale, dim=-1)
+    return (a[..., None, :] @ tokens)[..., 0, :], torch.logsumexp(weights[..., 0] * scale, dim=-1)
+
+
 def step(params, model, examples, est, history=None, *, L):
     """One CoT step for stacked configurations, in the fast form (module docstring).
 
-    ``examples``: for ``"linear"``, per-task second moments ``S`` of shape ``(G, B, D+1, D+1)``
-    (or ``(B, D+1, D+1)``, shared by all G); for ``"softmax"``, the example rows ``Z`` of shape
-    ``(G, B, L, D+1)`` (or ``(B, L, D+1)``).  ``est``: the query estimates ``(G, B, D)``.
-    ``history``: earlier estimates visible to the query, ``(G, B, k, D)``, or ``None`` (the
-    examples-only mask, or training).  Returns the next estimates ``(G, B, D)``.
+    ``examples``: a :class:`Pooled` (CPU), or a tensor: for ``"linear"`` per-task second
+    moments ``S`` of shape ``(G, B, D+1, D+1)`` (or ``(B, D+1, D+1)``, shared by all G), for
+    ``"softmax"`` the example rows ``Z`` of shape ``(G, B, L, D+1)`` (or ``(B, L, D+1)``).
+    ``est``: the query estimates ``(G, B, D)``.  ``history``: the earlier estimate tokens
+    visible to the query, as their estimate block and marker ``[w_hat_s, 1]``, shape ``(G, B,
+    k, D+1)`` or a :class:`Pooled` (CPU), or ``None`` (the examples-only mask, or training).
+    Returns the next estimates ``(G, B, D)``.
     """
     D = est.shape[-1]
+    scale = 1.0 / math.sqrt(2 * D + 2)
     u = _score_vector(params, est)
     u_ex, u_est = u[..., : D + 1], u[..., D + 1 :]
     V = params["W_V"][:, D + 1 : 2 * D + 1, :]  # estimate-block rows: (G, D, 2D+2)
-    tokens = None
-    if history is not None and history.shape[-2]:
-        tokens = torch.cat([history, torch.ones_like(history[..., :1])], dim=-1)
-    if model == "linear":
-        c_ex = torch.einsum("...ij,...j->...i", examples, u_ex) / L
-        c_est = None if tokens is None else ((tokens @ u_est[..., None]) * tokens).sum(-2) / L
+    if isinstance(history, Pooled):
+        tokens = history if history.rows else None
     else:
-        scale = 1.0 / math.sqrt(2 * D + 2)
-        logits = torch.einsum("...lj,...j->...l", examples, u_ex) * scale
-        if tokens is not None:
-            logits = torch.cat([logits, (tokens @ u_est[..., None])[..., 0] * scale], dim=-1)
-        a = torch.softmax(logits, dim=-1)
-        n_ex = examples.shape[-2]
-        c_ex = torch.einsum("...l,...lj->...j", a[..., :n_ex], examples)
-        c_est = None if tokens is None else (a[..., None, n_ex:] @ tokens)[..., 0, :]
+        tokens = history if history is not None and history.shape[-2] else None
+    if model == "linear":
+        c_ex = _examples_term(model, examples, u_ex, scale) / L
+        c_est = None if tokens is None else _history_term(model, tokens, u_est, scale) / L
+    else:
+        c_ex, lse = _examples_term(model, examples, u_ex, scale)
+        c_est = None
+        if tokens is not None:  # one softmax over examples and earlier estimates together
+            c_h, lse_h = _history_term(model, tokens, u_est, scale)
+            total = torch.logaddexp(lse, lse_h)
+            c_ex = c_ex * torch.exp(lse - total)[..., None]
+            c_est = c_h * torch.exp(lse_h - total)[..., None]
     # One (B, .) x (., D) product per configuration: V is never copied per task.
     out = c_ex @ V[..., : D + 1].transpose(1, 2)
     if c_est is not None:
@@ -273,8 +334,14 @@ def train(configs, *, progress=False, dev=None):
     configs = _check_group(configs)
     c0, G = configs[0], len(configs)
     dev = device() if dev is None else dev
-    pool, w_pool, offsets = (t.to(dev) for t in _training_sets(configs))
-    sizes = torch.tensor([c.M for c in configs], device=dev)
+    pool, w_pool, offsets = _training_sets(configs)
+    on_cpu = dev.type == "cpu"
+    if on_cpu:  # the fused kernels read the pool in place
+        pool = pool.numpy()
+    else:
+        pool = pool.to(dev)
+        buffer = torch.empty(G * c0.batch, *pool.shape[1:], device=dev)
+    sizes = torch.tensor([c.M for c in configs])
     params = {
         k: torch.cat([init_params(c)[k] for c in configs]).to(dev).requires_grad_()
         for k in init_params(c0)
@@ -286,7 +353,6 @@ def train(configs, *, progress=False, dev=None):
         for r in trials
     }
     row = torch.tensor([trials.index(c.trial) for c in configs])
-    buffer = torch.empty(G * c0.batch, *pool.shape[1:], device=dev)
     losses = torch.empty(c0.steps, G)
     steps = range(c0.steps)
     if progress:
@@ -295,18 +361,22 @@ def train(configs, *, progress=False, dev=None):
         steps = tqdm(steps, desc=f"{c0.model} L={c0.L} ({G} runs)", unit="step", leave=False)
     for i in steps:
         draws = [
-            (torch.rand(c0.batch, generator=streams[r]),
-             torch.randn(c0.batch, c0.D, generator=streams[r]))
+            (
+                torch.rand(c0.batch, generator=streams[r]),
+                torch.randn(c0.batch, c0.D, generator=streams[r]),
+            )
             for r in trials
         ]
-        uniform = torch.stack([d[0] for d in draws])[row].to(dev)
+        uniform = torch.stack([d[0] for d in draws])[row]
         est0 = torch.stack([d[1] for d in draws])[row].to(dev)
         idx = offsets[:, None] + (uniform * sizes[:, None]).long().clamp_max(sizes[:, None] - 1)
-        # Gather into a reused buffer: a fresh multi-MB tensor per step costs page faults.
-        torch.index_select(pool, 0, idx.view(-1), out=buffer)
-        examples = buffer.view(G, c0.batch, *pool.shape[1:])
+        if on_cpu:
+            examples = Pooled(pool, idx.view(-1).numpy())
+        else:
+            torch.index_select(pool, 0, idx.view(-1).to(dev), out=buffer)
+            examples = buffer.view(G, c0.batch, *pool.shape[1:])
         pred = step(params, c0.model, examples, est0, L=c0.L)
-        loss = _loss(params, pred, w_pool[idx], c0.lam)
+        loss = _loss(params, pred, w_pool[idx].to(dev), c0.lam)
         opt.zero_grad(set_to_none=True)
         loss.sum().backward()
         opt.step()
@@ -344,15 +414,18 @@ def train_literal(config: Config):
 
 
 @torch.no_grad()
-def evaluate(config: Config, params, t_max=40, *, tasks=4096, masks=MASKS, dev=None, chunk=1024):
+def evaluate(
+    config: Config, params, t_max=40, *, tasks=4096, masks=MASKS, dev=None, chunk=1024, test=None
+):
     """Test error ``E_t = E ||w - w_hat_t||^2 / D`` for ``t = 0..t_max`` (paper's appendix
     "Inference protocol"): fresh tasks from the configuration's ``"test"`` seed, a random
     Gaussian ``w_hat_0``, the learned layer reapplied ``t_max`` times under each mask.
 
     ``params``: one configuration's parameters (stacking axis of 1, as :func:`train` returns
-    them).  Returns ``{mask: array of shape (t_max + 1,)}``.  Evaluation runs in float64 (a
-    diverging trajectory overflows float32 within 40 steps); tasks are processed in chunks of
-    ``chunk`` to bound memory.
+    them).  ``test``: :func:`test_set` of ``config`` if already drawn (configurations that
+    differ only in ``M`` or the model share it).  Returns ``{mask: array of shape (t_max +
+    1,)}``.  Arithmetic is float64 (a diverging trajectory overflows float32 within 40 steps)
+    on float32 task data; on a GPU, tasks are processed in chunks of ``chunk``.
     """
     t_max = _checks.nonneg_int("t_max", t_max)
     tasks = _checks.positive_int("tasks", tasks)
@@ -362,25 +435,35 @@ def evaluate(config: Config, params, t_max=40, *, tasks=4096, masks=MASKS, dev=N
             raise ValueError(f"masks must be drawn from {MASKS}, got {m!r}")
     dev = device() if dev is None else dev
     p = {k: (v if v.ndim == 3 else v[None]).to(dev, torch.float64) for k, v in params.items()}
-    Z, w = sample_tasks(tasks, config.D, config.L, config.sigma2, config_seeds(config)["test"])
-    gen = torch.Generator().manual_seed(config_seeds(config)["test"])
-    est0 = torch.randn(tasks, config.D, generator=gen).double()
-    Z, w = Z.double(), w.double()
+    Z, w, est0 = test_set(config, tasks) if test is None else test
+    if Z.shape[0] != tasks:
+        raise ValueError(f"test must hold {tasks} tasks, got {Z.shape[0]}")
+    pool = Z.transpose(1, 2) @ Z if config.model == "linear" else Z
+    on_cpu = dev.type == "cpu"
     sums = {m: np.zeros(t_max + 1) for m in masks}
-    for first in range(0, tasks, chunk):
-        sl = slice(first, first + chunk)
-        Zc, wc = Z[sl].to(dev), w[sl].to(dev)
-        ex = Zc.transpose(1, 2) @ Zc if config.model == "linear" else Zc
+    for first in range(0, tasks, tasks if on_cpu else chunk):
+        sl = slice(first, first + (tasks if on_cpu else chunk))
+        wc = w[sl].to(dev)
+        if on_cpu:  # float32 data read in place, float64 arithmetic
+            ex = Pooled(pool.numpy(), np.arange(tasks, dtype=np.int64))
+        else:
+            ex = pool[sl].to(dev, torch.float64)
         for m in masks:
-            trajectory = [est0[sl].to(dev)[None]]
+            est = est0[sl].to(dev)[None]
+            # Estimate tokens [w_hat_s, 1] of the trajectory so far, written in place.
+            history = torch.ones(est.shape[1], t_max, config.D + 1, dtype=est.dtype, device=dev)
             for t in range(t_max + 1):
-                sums[m][t] += float(((trajectory[-1][0] - wc) ** 2).sum())
+                sums[m][t] += float(((est[0] - wc) ** 2).sum())
                 if t == t_max:
                     break
-                history = (
-                    torch.stack(trajectory[:-1], dim=-2)
-                    if m == "history" and t > 0
-                    else None
-                )
-                trajectory.append(step(p, config.model, ex, trajectory[-1], history, L=config.L))
+                visible = None
+                if m == "history":
+                    visible = (
+                        Pooled(history.numpy(), np.arange(est.shape[1]), t)
+                        if on_cpu
+                        else history[None, :, :t]
+                    )
+                new = step(p, config.model, ex, est, visible, L=config.L)
+                history[:, t, : config.D] = est[0]
+                est = new
     return {m: s / (tasks * config.D) for m, s in sums.items()}

@@ -4,8 +4,9 @@
   if one takes longer than its budget.
 - ``simulate --scale {book,paper,precision}``: the theory-vs-simulation study (Appendix E
   figure), saved to ``book/results/theory_vs_simulation[_precision].json``.
-- ``experiments --scale {book,paper}``: trained attention models over the (L, M) grid (Figure
-  2), saved to ``book/results/attention_grid.json``.
+- ``experiments --scale {book,paper} [--only grid|sensitivity]``: trained attention models over
+  the (L, M) grid (Figure 2) and the sensitivity study, saved to
+  ``book/results/attention_{grid,sensitivity}.json``.
 - ``bench {theory,simulate,attention}``: speed and accuracy benchmarks, printed as ``key: value``
   lines;
   ``bench accuracy``: the fast theory against the paper's recursion at t <= 80, saved to
@@ -15,6 +16,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -63,16 +65,29 @@ def _simulate(args) -> int:
 def _experiments(args) -> int:
     from . import attention, experiments
 
-    scale = experiments.SCALES[args.scale]
-    start = time.perf_counter()
-    out = experiments.run_grid(**scale, seed=args.seed, progress=True)
-    timings = dict(out.pop("timings_s"), total=time.perf_counter() - start)
-    config = attention.Config(model="linear", L=1, M=1, seed=args.seed).as_dict()
-    for key in ("model", "L", "M", "trial"):
-        config.pop(key)
-    config.update({k: list(v) if isinstance(v, tuple) else v for k, v in scale.items()})
-    path = results.save(experiments.GRID_RESULT, dict(config, scale=args.scale), out, timings)
-    print(f"saved {path} ({timings['total']:.0f} s)")
+    jobs = {
+        "grid": (experiments.GRID_RESULT, experiments.SCALES, experiments.run_grid),
+        "sensitivity": (
+            experiments.SENSITIVITY_RESULT,
+            experiments.SENSITIVITY_SCALES,
+            experiments.run_sensitivity,
+        ),
+    }
+    for what in [args.only] if args.only else list(jobs):
+        name, scales, run = jobs[what]
+        scale = scales[args.scale]
+        start = time.perf_counter()
+        out = run(**scale, seed=args.seed, progress=True)
+        timings = dict(out.pop("timings_s"), total=time.perf_counter() - start)
+        config = attention.Config(model="linear", L=1, M=1, seed=args.seed).as_dict()
+        for key in ("model", "L", "M", "trial"):
+            config.pop(key)
+        config.update(json.loads(json.dumps(scale)), scale=args.scale)
+        config["device"] = str(attention.device())
+        if what == "sensitivity":
+            config["variants"] = experiments.VARIANTS
+        path = results.save(name, config, out, timings)
+        print(f"saved {path} ({timings['total']:.0f} s)")
     return 0
 
 
@@ -115,6 +130,7 @@ def main(argv=None) -> int:
     p.set_defaults(run=_simulate)
     p = sub.add_parser("experiments", help="trained attention models over (L, M) (Figure 2)")
     p.add_argument("--scale", choices=["book", "paper"], default="paper")
+    p.add_argument("--only", choices=["grid", "sensitivity"], help="default: both")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=_experiments)
     p = sub.add_parser("bench", help="speed/accuracy benchmarks")

@@ -14,6 +14,9 @@ __all__ = [
     "theory_vs_simulation",
     "deviation_curves",
     "phase_heatmap",
+    "REGIME_STYLES",
+    "attention_grid",
+    "regime_curves",
 ]
 
 
@@ -136,4 +139,47 @@ def phase_heatmap(ax, alphas, taus, grid, sigma2, *, vmin=1e-8, vmax=1e4):
     ax.set_xlabel(r"$\tau - 1$")
     ax.set_ylabel(r"$\alpha$")
     plt.colorbar(image, ax=ax, label=r"$\mathcal{E}_t$")
+    return ax
+
+
+REGIME_STYLES = {"decay": "-", "overthinking": "--", "saturation": ":"}
+
+
+def attention_grid(ax, Ls, Ms, grid, D, *, vmin=None, vmax=None, theory=True):
+    """Figure 2A/2C: ``E_t`` over the (L, M) grid of trained models, log colour, log axes.
+
+    ``grid[i, j]`` is the error at ``(Ls[i], Ms[j])``.  With ``theory``, the simplified model's
+    ``tau_c(alpha, 0)`` mapped to ``M = D tau_c(L / D)`` is drawn where it lies on the plot.
+    """
+    Ls = _checks.array("Ls", Ls, ndim=1)
+    Ms = _checks.array("Ms", Ms, ndim=1)
+    grid = np.asarray(grid, dtype=float)
+    if grid.shape != (Ls.size, Ms.size):
+        raise ValueError(f"grid must have shape {(Ls.size, Ms.size)}, got {grid.shape}")
+    image = ax.pcolormesh(
+        Ls, Ms, grid.T, shading="nearest", cmap="viridis", norm=LogNorm(vmin=vmin, vmax=vmax)
+    )
+    if theory:
+        fine = np.geomspace(Ls.min(), Ls.max(), 200)
+        boundary = np.array([D * phases.tau_c(L / D, 0.0) for L in fine])
+        shown = np.isfinite(boundary) & (boundary <= Ms.max() * 1.5)
+        ax.plot(fine[shown], boundary[shown], "w--", lw=1.5, label=r"$M = D\,\tau_c(L/D)$")
+        ax.axvline(D, color="w", lw=0.8, ls=":")
+        ax.legend(fontsize=7, loc="lower left")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("context length $L$")
+    ax.set_ylabel("training tasks $M$")
+    plt.colorbar(image, ax=ax)
+    return ax
+
+
+def regime_curves(ax, curves):
+    """Figure 2B/2D: ``{label: (mean, sem, regime)}``, each ``E_t`` against ``t`` with SEM
+    bars, line style by regime (solid decay, dashed overthinking, dotted saturation)."""
+    for label, (mean, sem, regime) in curves.items():
+        if regime not in REGIME_STYLES:
+            raise ValueError(f"regime must be one of {sorted(REGIME_STYLES)}, got {regime!r}")
+        error_curve(ax, mean, sem, label=f"{label} ({regime})", ls=REGIME_STYLES[regime], lw=1.2)
+    ax.legend(fontsize=7)
     return ax

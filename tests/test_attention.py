@@ -5,6 +5,11 @@ import torch
 from cotbook import attention as at
 
 
+def _tokens(estimates):
+    """Estimate tokens' estimate block and marker, ``[w_hat_s, 1]``."""
+    return torch.cat([estimates, torch.ones_like(estimates[..., :1])], dim=-1)
+
+
 def _random_case(model, merged, scale=0.3, D=4, L=7, B=3, k=4):
     c = at.Config(model=model, L=L, M=5, D=D, merged=merged, init_scale=scale)
     p = {n: v.double() for n, v in at.init_params(c).items()}
@@ -22,7 +27,7 @@ def test_fast_step_equals_literal_attention(model, merged, mask):
     c, p, Z, est = _random_case(model, merged)
     literal = at.literal_step(p, model, Z, est, mask)
     examples = Z.transpose(1, 2) @ Z if model == "linear" else Z
-    history = est[None, :, :-1] if mask == "history" else None
+    history = _tokens(est[None, :, :-1]) if mask == "history" else None
     fast = at.step(p, model, examples, est[None, :, -1], history, L=c.L)[0]
     assert torch.max(torch.abs(fast - literal)) < 1e-13
     other = at.literal_step(p, model, Z, est, "examples" if mask == "history" else "history")
@@ -41,9 +46,8 @@ def test_gradient_descent_weights_give_gradient_descent():
     W[0, D, 2 * D + 1] = 1.0
     V[0, D + 1 : 2 * D + 1, :D] = eta * torch.eye(D)  # value: eta x_l into the estimate block
     got = at.evaluate(c, {"W": W, "W_V": V}, T, tasks=64, dev=torch.device("cpu"))
-    Z, w = at.sample_tasks(64, D, L, 0.0, at.config_seeds(c)["test"])
-    est = torch.randn(64, D, generator=torch.Generator().manual_seed(at.config_seeds(c)["test"]))
-    X, w, e = Z[..., :D].double().numpy(), w.double().numpy(), est.double().numpy()
+    Z, w, est = at.test_set(c, 64)
+    X, w, e = Z[..., :D].double().numpy(), w.numpy(), est.numpy()
     step = np.eye(D) - eta * np.einsum("nld,nle->nde", X, X) / L
     err = e - w
     want = []
@@ -88,6 +92,7 @@ def test_seeds():
     c = at.Config(model="softmax", L=10, M=20, trial=1)
     s = at.config_seeds(c)
     assert len(set(s.values())) == 4
+    assert at.config_seeds(at.Config(model="linear", L=10, M=40, trial=1))["test"] == s["test"]
     assert at.config_seeds(at.Config(model="linear", L=10, M=20, trial=1)) == s
     assert at.config_seeds(at.Config(model="linear", L=10, M=40, trial=1))["stream"] == s["stream"]
     assert at.config_seeds(at.Config(model="linear", L=10, M=20, trial=2))["stream"] != s["stream"]
@@ -108,4 +113,26 @@ def test_bad_input():
     with pytest.raises(ValueError, match="masks must be drawn from"):
         at.evaluate(c, at.init_params(c), 1, masks=("causal",))
     with pytest.raises(ValueError, match="mask must be one of"):
-        at.literal_step(at.init_params(c), "linear", torch.zeros(1, 2, 3), torch.zeros(1, 1, 2), "x")
+        at.literal_step(
+            at.init_params(c), "linear", torch.zeros(1, 2, 3), torch.zeros(1, 1, 2), "x"
+        )
+
+
+@pytest.mark.parametrize("model", at.MODELS)
+def test_pooled_kernels_equal_the_tensor_form(model):
+    """The fused CPU kernels (reading tasks in place) against the torch form, with history,
+    in float64 arithmetic on float32 data; and their gradients against finite differences."""
+    c, p, Z, est = _random_case(model, merged=False, B=5)
+    Z32 = Z.float()
+    data = (Z32.transpose(1, 2) @ Z32 if model == "linear" else Z32).numpy()
+    idx = np.array([3, 0, 1, 1, 4], dtype=np.int64)
+    tensor = torch.from_numpy(data[idx]).double()
+    history, query = _tokens(est[None, :, :-1]), est[None, :, -1]
+    fast = at.step(p, model, at.Pooled(data, idx), query, history, L=c.L)
+    ref = at.step(p, model, tensor, query, history, L=c.L)
+    assert torch.max(torch.abs(fast - ref)) < 1e-12
+    u = torch.randn(1, 5, c.D + 1, dtype=torch.float64, requires_grad=True)
+    if model == "linear":
+        assert torch.autograd.gradcheck(lambda v: at._kernels.second_moment_apply(data, idx, v), u)
+    else:
+        assert torch.autograd.gradcheck(lambda v: at._kernels.softmax_pool(data, idx, v, 0.3), u)

@@ -29,4 +29,66 @@ def test_grid_runs_every_configuration_and_is_reproducible_alone():
         again = attention.evaluate(config, params, 3)
         for mask in attention.MASKS:
             np.testing.assert_allclose(out["E"][model][mask][1][1][1], again[mask], rtol=1e-5)
-    assert set(out["timings_s"]) == {f"{m}/L={L}" for m in attention.MODELS for L in (3, 5)}
+    assert len(out["timings_s"]) == 4  # one group per (model, L)
+
+
+def test_theory_regime_and_mean_sem():
+    assert experiments.theory_regime(10, 3200, 50) == "saturation"  # alpha = 0.2 < 1
+    assert experiments.theory_regime(160, 3200, 50) == "decay"  # alpha = 3.2, tau = 64 > tau_c
+    assert experiments.theory_regime(160, 75, 50) == "overthinking"  # tau = 1.5 < tau_c ~ 1.9
+    assert experiments.theory_regime(50, 3200, 50) == "overthinking"  # alpha = 1: tau_c = inf
+    assert experiments.theory_regime(100, 50, 50) is None  # tau = 1
+    E = np.array([[[1.0, 2.0], [3.0, 6.0]]])  # one point, two trials, two depths
+    mean, sem = experiments.mean_sem(E)
+    np.testing.assert_allclose(mean, [[2.0, 4.0]])
+    np.testing.assert_allclose(sem, [[1.0, 2.0]])  # std (ddof 1) / sqrt(2)
+
+
+def test_regime_map_reads_the_grid():
+    t = np.arange(41)
+    curves = {(0, 0): 2.0 * 0.8**t, (0, 1): 0.5 + 1.5 * 0.8**t, (1, 0): 2 * 0.8**t + 1.2**t / 1e3}
+    E = np.zeros((2, 2, 2, 41))
+    for (i, j), c in curves.items():
+        E[i, j] = c
+    E[1, 1] = 2.0 * 0.8**t
+    config = {"Ls": [10, 160], "Ms": [3200, 50], "D": 50}
+    data = {"E": {"linear": {"history": E.tolist()}}}
+    measured, theory = experiments.regime_map(config, data, "linear")
+    assert measured == [["decay", "saturation"], ["overthinking", "decay"]]
+    assert theory == [["saturation", None], ["decay", None]]  # M = D: no ridgeless theory
+
+
+def _synthetic_grid():
+    """L = (10, 160), M = (60, 3200): small M overthinks (rising after t = 10 and 20), large M
+    saturates at small L and decays at large L; two identical trials."""
+    t = np.arange(41)
+    cells = {
+        (0, 0): 2 * 0.8**t + 2.0 * 1.3 ** (t - 30),
+        (0, 1): 0.5 + 1.5 * 0.8**t,
+        (1, 0): 2 * 0.8**t + 1e-3 * 1.3 ** (t - 10),
+        (1, 1): 2.0 * 0.8**t,
+    }
+    E = np.zeros((2, 2, 2, 41))
+    for (i, j), c in cells.items():
+        E[i, j] = c
+    config = {"Ls": [10, 160], "Ms": [60, 3200], "D": 50}
+    return config, {"E": {"linear": {"history": E.tolist()}}}
+
+
+def test_representatives_and_claims_on_a_known_grid():
+    config, data = _synthetic_grid()
+    assert experiments.representatives(config, data, "linear") == {
+        "decay": (1, 1),
+        "overthinking": (1, 0),
+        "saturation": (0, 1),
+    }
+    headers, rows = experiments.claims(config, data, "linear")
+    holds = {row[0]: row[2] for row in rows}
+    assert headers == ["statement", "measured", "holds"]
+    assert holds["all three regimes appear"]
+    assert holds["small M: overthinking more prominent"]  # 100% vs 0%
+    assert holds["large M: saturation or decay depending on L"]
+    assert not holds["more examples L: faster decay"]  # a single decaying L: not measurable
+    assert not holds["more tasks M: longer useful CoT (t* grows with M)"]  # one M per row
+    assert holds["overthinking can end worse than saturation with fewer examples"]
+    assert experiments.best_depth([3.0, 1.0, 1.0, 2.0]) == 1
