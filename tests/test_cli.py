@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from cotbook import cli
@@ -77,3 +78,28 @@ def test_bench_command_prints_key_value_lines(monkeypatch, capsys):
     assert cli.main(["bench", "theory"]) == 0
     assert cli.main(["bench", "simulate"]) == 0
     assert capsys.readouterr().out == "speed_ratio: 1234.5\nfour_panel_D500_s: 7.0\n"
+
+
+def test_experiments_command_saves_grid_and_sensitivity(tmp_path, monkeypatch, capsys):
+    from cotbook import experiments, results
+
+    monkeypatch.setitem(
+        experiments.SCALES, "book", dict(Ls=(3,), Ms=(4, 6), trials=2, t_max=2, steps=3, D=2)
+    )
+    monkeypatch.setitem(
+        experiments.SENSITIVITY_SCALES, "book", dict(points=((3, 4),), trials=1, t_max=2, D=2)
+    )
+    monkeypatch.setattr(
+        experiments, "VARIANTS", {"paper": dict(steps=3), "merged W": dict(steps=3, merged=True)}
+    )
+    monkeypatch.setattr(results.save, "__defaults__", (tmp_path,))
+    assert cli.main(["experiments", "--scale", "book", "--seed", "2"]) == 0
+    grid = results.load(experiments.GRID_RESULT, directory=tmp_path)
+    assert grid["config"]["Ls"] == [3] and grid["config"]["steps"] == 3
+    assert grid["config"]["seed"] == 2 and grid["config"]["scale"] == "book"
+    assert np.asarray(grid["data"]["E"]["softmax"]["history"]).shape == (1, 2, 2, 3)
+    assert "total" in grid["timings_s"]
+    sens = results.load(experiments.SENSITIVITY_RESULT, directory=tmp_path)
+    assert set(sens["data"]["E"]) == {"paper", "merged W"}
+    assert np.asarray(sens["data"]["E"]["merged W"]["linear"]["examples"]).shape == (1, 1, 3)
+    assert capsys.readouterr().out.count("saved") == 2
