@@ -18,9 +18,19 @@ evaluation).  The torch forms in :func:`cotbook.attention.step` compute the same
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import torch
 from numba import njit, prange
+
+# Below this many rows a call is too short to share between threads: a parallel region then
+# costs more than it saves, and on a busy machine it waits for descheduled workers.
+PARALLEL_ROWS = 2048
+
+
+def _threads(rows):
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS if rows >= PARALLEL_ROWS else 1)
+
 
 __all__ = ["second_moment_apply", "softmax_pool", "gram_apply"]
 
@@ -113,12 +123,14 @@ class _SecondMoment(torch.autograd.Function):
     def forward(ctx, v, pool, idx):
         ctx.pool, ctx.idx = pool, idx
         out = np.empty_like(_flat(v))
+        _threads(out.shape[0])
         _matvec(pool, idx, _flat(v), out)
         return torch.from_numpy(out).view(v.shape)
 
     @staticmethod
     def backward(ctx, grad):
         out = np.empty_like(_flat(grad))
+        _threads(out.shape[0])
         _matvec(ctx.pool, ctx.idx, _flat(grad), out)
         return torch.from_numpy(out).view(grad.shape), None, None
 
@@ -129,6 +141,7 @@ class _SoftmaxPool(torch.autograd.Function):
         flat = _flat(u)
         c = np.empty_like(flat)
         lse = np.empty(flat.shape[0], dtype=flat.dtype)
+        _threads(flat.shape[0])
         _softmax_forward(pool, idx, flat, flat.dtype.type(scale), rows, c, lse)
         ctx.pool, ctx.idx, ctx.scale, ctx.saved = pool, idx, scale, (flat, c, lse)
         ctx.rows = rows
@@ -142,6 +155,7 @@ class _SoftmaxPool(torch.autograd.Function):
         gc = np.zeros_like(flat) if gc is None else _flat(gc)
         glse = np.zeros_like(lse) if glse is None else glse.reshape(-1).contiguous().numpy()
         scale = flat.dtype.type(ctx.scale)
+        _threads(flat.shape[0])
         _softmax_backward(ctx.pool, ctx.idx, flat, scale, ctx.rows, c, lse, gc, glse, gu)
         return torch.from_numpy(gu).view(ctx.shape), None, None, None, None
 
@@ -168,5 +182,6 @@ def gram_apply(pool, idx, v, rows):
     evaluation only, not differentiable)."""
     flat = _flat(v)
     out = np.empty_like(flat)
+    _threads(flat.shape[0])
     _gram(pool, idx, flat, rows, out)
     return torch.from_numpy(out).view(v.shape)

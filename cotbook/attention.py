@@ -333,20 +333,28 @@ def train(configs, *, progress=False, dev=None):
     objective per step, shape ``(steps, G)``.
     """
     configs = _check_group(configs)
-    with _flush_denormals():
+    with _cpu_settings():
         return _train(configs, progress, device() if dev is None else dev)
 
 
 @contextlib.contextmanager
-def _flush_denormals():
-    """Treat float32 values below 1.2e-38 as zero while training: entries that only the
-    penalty acts on decay into the denormal range, where CPU arithmetic is many times slower
-    (measured: a training run slowed down five-fold as it went on)."""
+def _cpu_settings():
+    """While training on the CPU: treat float32 values below 1.2e-38 as zero, and run torch's
+    own (small) operations on one thread.
+
+    Entries that only the penalty acts on decay into the denormal range, where arithmetic is
+    many times slower (measured: a group slowed five-fold as it went on).  The heavy work runs
+    in the numba kernels on their own threads; torch's thread pool spinning beside them made a
+    single run 30x slower inside a Jupyter kernel (33 s against 1.1 s for 300 steps).
+    """
+    threads = torch.get_num_threads()
     torch.set_flush_denormal(True)
+    torch.set_num_threads(1)
     try:
         yield
     finally:
         torch.set_flush_denormal(False)  # torch's default
+        torch.set_num_threads(threads)
 
 
 def _train(configs, progress, dev):
@@ -457,9 +465,15 @@ def evaluate(
         raise ValueError(f"test must hold {tasks} tasks, got {Z.shape[0]}")
     pool = Z.transpose(1, 2) @ Z if config.model == "linear" else Z
     on_cpu = dev.type == "cpu"
+    with _cpu_settings():
+        return _evaluate(config, p, pool, w, est0, t_max, masks, dev, tasks if on_cpu else chunk)
+
+
+def _evaluate(config, p, pool, w, est0, t_max, masks, dev, chunk):
+    tasks, on_cpu = w.shape[0], dev.type == "cpu"
     sums = {m: np.zeros(t_max + 1) for m in masks}
-    for first in range(0, tasks, tasks if on_cpu else chunk):
-        sl = slice(first, first + (tasks if on_cpu else chunk))
+    for first in range(0, tasks, chunk):
+        sl = slice(first, first + chunk)
         wc = w[sl].to(dev)
         if on_cpu:  # float32 data read in place, float64 arithmetic
             ex = Pooled(pool.numpy(), np.arange(tasks, dtype=np.int64))

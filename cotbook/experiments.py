@@ -25,6 +25,8 @@ __all__ = [
     "VARIANTS",
     "SENSITIVITY_SCALES",
     "run_sensitivity",
+    "saved_sensitivity",
+    "sensitivity_table",
     "grid_study",
     "mean_sem",
     "theory_regime",
@@ -325,3 +327,52 @@ def claims(config, data, model, mask="history", t=20):
         ],
     ]
     return ["statement", "measured", "holds"], rows
+
+
+def saved_sensitivity():
+    """``(config, data, description)`` of the saved sensitivity study, or ``None``."""
+    record = results.load(SENSITIVITY_RESULT)
+    if record is None:
+        return None
+    cfg = record["config"]
+    return (
+        cfg,
+        record["data"],
+        (
+            f"{cfg['scale']} scale, read from book/results/{SENSITIVITY_RESULT}.json\n"
+            f"  points (L, M) = {cfg['points']}, {cfg['trials']} trials\n"
+            f"  written by {record['code_version']}"
+        ),
+    )
+
+
+def sensitivity_table(config, data, model, t=20):
+    """Rows ``[variant, (L, M), E_t history, E_t examples, regime history, regime examples]``
+    for one model: the trial-mean error at depth ``t`` under both masks and the measured
+    regime of each trial-mean curve."""
+    rows = []
+    for name, by_model in data["E"].items():
+        for k, point in enumerate(config["points"]):
+            cells = []
+            for mask in attention.MASKS:
+                curve = np.mean(np.asarray(by_model[model][mask][k], dtype=float), axis=0)
+                cells.append((float(curve[t]), regime_of_curve(curve)))
+            rows.append(
+                [
+                    name,
+                    f"({point[0]}, {point[1]})",
+                    cells[0][0],
+                    cells[1][0],
+                    cells[0][1],
+                    cells[1][1],
+                ]
+            )
+    headers = [
+        "variant",
+        "(L, M)",
+        f"E_{t} history",
+        f"E_{t} examples",
+        "regime history",
+        "regime examples",
+    ]
+    return headers, rows

@@ -92,3 +92,37 @@ def test_representatives_and_claims_on_a_known_grid():
     assert not holds["more tasks M: longer useful CoT (t* grows with M)"]  # one M per row
     assert holds["overthinking can end worse than saturation with fewer examples"]
     assert experiments.best_depth([3.0, 1.0, 1.0, 2.0]) == 1
+
+
+def test_sensitivity_table_reads_means_and_regimes():
+    t = np.arange(41)
+    decay, flat = (2.0 * 0.8**t).tolist(), (0.5 + 1.5 * 0.8**t).tolist()
+    data = {
+        "E": {
+            "paper": {"linear": {"history": [[decay, decay]], "examples": [[flat, flat]]}},
+            "merged W": {"linear": {"history": [[flat, flat]], "examples": [[decay, decay]]}},
+        }
+    }
+    headers, rows = experiments.sensitivity_table({"points": [[25, 3200]]}, data, "linear")
+    assert headers[:2] == ["variant", "(L, M)"]
+    assert rows[0][:2] == ["paper", "(25, 3200)"]
+    assert rows[0][2] == pytest.approx(decay[20]) and rows[0][3] == pytest.approx(flat[20])
+    assert rows[0][4:] == ["decay", "saturation"] and rows[1][4:] == ["saturation", "decay"]
+
+
+def test_saved_grid_configuration_is_regenerated_from_its_seed():
+    """One saved paper-scale configuration (trained there side by side with 39 others),
+    retrained alone from its seeds: the same error curve."""
+    from cotbook import results
+
+    record = results.load(experiments.GRID_RESULT)
+    if record is None:
+        pytest.skip("no saved grid (run `python -m cotbook experiments --only grid`)")
+    cfg = record["config"]
+    settings = {k: cfg[k] for k in ("D", "steps", "batch", "lr", "lam", "sigma2", "seed")}
+    i, j = len(cfg["Ls"]) - 1, len(cfg["Ms"]) - 1  # L = 160, M = 3200: a decaying, stable run
+    config = attention.Config(model="linear", L=cfg["Ls"][i], M=cfg["Ms"][j], **settings)
+    params, _ = attention.train([config], dev=torch.device("cpu"))
+    again = attention.evaluate(config, params, cfg["t_max"], masks=("history",))["history"]
+    saved = np.asarray(record["data"]["E"]["linear"]["history"][i][j][0])
+    np.testing.assert_allclose(again, saved, rtol=1e-3)
