@@ -162,7 +162,7 @@ def attention_grid(ax, Ls, Ms, grid, D, *, vmin=None, vmax=None, theory=True):
     if theory:
         fine = np.geomspace(Ls.min(), Ls.max(), 200)
         boundary = np.array([D * phases.tau_c(L / D, 0.0) for L in fine])
-        shown = np.isfinite(boundary) & (boundary <= Ms.max() * 1.5)
+        shown = np.isfinite(boundary) & (boundary <= Ms.max())
         ax.plot(fine[shown], boundary[shown], "w--", lw=1.5, label=r"$M = D\,\tau_c(L/D)$")
         ax.axvline(D, color="w", lw=0.8, ls=":")
         ax.legend(fontsize=7, loc="lower left")
