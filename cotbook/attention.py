@@ -44,6 +44,7 @@ __all__ = [
     "Pooled",
     "step",
     "literal_step",
+    "literal_deviation",
     "train",
     "train_literal",
     "test_set",
@@ -287,6 +288,26 @@ def literal_step(params, model, Z, estimates, mask):
         a = torch.softmax(logits.masked_fill(~visible, -math.inf), dim=-1)
     updated = query + torch.einsum("bs,bsi->bi", a, tokens @ p["W_V"].T)
     return updated[:, D + 1 : 2 * D + 1]
+
+
+def literal_deviation(model, mask, *, merged=False, D=50, L=30, tasks=16, depth=5, seed=1):
+    """Largest relative difference between :func:`step` (reduced form, tensor path) and
+    :func:`literal_step` on random float64 parameters (scale 0.3), the tasks of a test set and
+    ``depth`` random earlier estimates -- the check that the reduced form is the paper's layer.
+    """
+    c = Config(model=model, L=L, M=1, D=D, merged=merged, init_scale=0.3)
+    params = {k: v.double() for k, v in init_params(c).items()}
+    Z = test_set(c, tasks)[0].double()
+    gen = torch.Generator().manual_seed(seed)
+    est = torch.randn(tasks, depth + 1, D, dtype=torch.float64, generator=gen)
+    literal = literal_step(params, model, Z, est, mask)
+    examples = Z.transpose(1, 2) @ Z if model == "linear" else Z
+    history = None
+    if mask == "history":
+        earlier = est[None, :, :-1]
+        history = torch.cat([earlier, torch.ones_like(earlier[..., :1])], dim=-1)
+    fast = step(params, model, examples, est[None, :, -1], history, L=L)[0]
+    return float((fast - literal).abs().max() / literal.abs().max())
 
 
 def _check_group(configs):

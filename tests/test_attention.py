@@ -34,6 +34,12 @@ def test_fast_step_equals_literal_attention(model, merged, mask):
     assert torch.max(torch.abs(other - literal)) > 1e-3
 
 
+def test_literal_deviation_is_round_off():
+    for model in at.MODELS:
+        for mask in at.MASKS:
+            assert at.literal_deviation(model, mask, merged=True, D=4, L=7) < 1e-13
+
+
 def test_gradient_descent_weights_give_gradient_descent():
     """Hand-set weights that make the layer one step of gradient descent on the in-context
     least squares, w <- w + (eta/L) sum_l x_l (y_l - x_l . w): E_t from :func:`evaluate`
