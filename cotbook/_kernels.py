@@ -1,19 +1,14 @@
-"""Fused CPU kernels (numba) for the two heavy operations of :mod:`cotbook.attention`.
+"""The fused CPU kernel (numba) of :mod:`cotbook.attention`'s training.
 
-Both read each task's example data once per call, straight from the pool of stored tasks (no
-gathered copy), in parallel over the batch:
+:func:`train_fit` computes the training objective's data term and its gradients in one pass
+per query: forward through the layer, residual against the task vector, and back again while
+the task's example data -- read in place from the pool of stored tasks, no gathered copy --
+are still in cache.  Queries run in parallel.
 
-- :func:`second_moment_apply`: ``out_b = S_{idx_b} v_b`` for linear attention (``S`` symmetric,
-  so the same kernel gives the backward pass);
-- :func:`gram_apply`: ``Z^T Z v`` over the first rows of each ``Z`` (earlier estimate tokens,
-  at evaluation);
-- :func:`softmax_pool`: ``c_b = sum_l a_bl Z_{idx_b, l}`` with ``a_b = softmax(scale Z_{idx_b}
-  u_b)`` over the examples, and its log-normaliser; the backward pass is one more read of
-  ``Z`` because ``sum_l a_l (Z_l . g) = c . g``.
-
-Data are float32; accumulation is in the dtype of the vectors (float32 in training, float64 in
-evaluation).  The torch forms in :func:`cotbook.attention.step` compute the same quantities
-(tested) and are used on a GPU.
+Dot products over rows run four rows at a time (independent accumulators: a single
+accumulator chain left the FMA units idle, 2x slower).  Data and arithmetic are float32 in
+training (float64 when the tests check gradients).  :func:`cotbook.attention.step` computes
+the same layer in torch (tested); it is used on a GPU and for evaluation.
 """
 
 from __future__ import annotations
@@ -27,161 +22,140 @@ from numba import njit, prange
 # costs more than it saves, and on a busy machine it waits for descheduled workers.
 PARALLEL_ROWS = 2048
 
+__all__ = ["train_fit"]
+
 
 def _threads(rows):
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS if rows >= PARALLEL_ROWS else 1)
 
 
-__all__ = ["second_moment_apply", "softmax_pool", "gram_apply"]
+@njit(fastmath=True, cache=True)
+def _rows_dot(Z, v, rows, out):
+    """``out[k] = Z[k] . v`` for ``k < rows``."""
+    n = v.shape[0]
+    k = 0
+    while k + 4 <= rows:
+        a0 = a1 = a2 = a3 = v.dtype.type(0)
+        for j in range(n):
+            vj = v[j]
+            a0 += Z[k, j] * vj
+            a1 += Z[k + 1, j] * vj
+            a2 += Z[k + 2, j] * vj
+            a3 += Z[k + 3, j] * vj
+        out[k], out[k + 1], out[k + 2], out[k + 3] = a0, a1, a2, a3
+        k += 4
+    while k < rows:
+        a0 = v.dtype.type(0)
+        for j in range(n):
+            a0 += Z[k, j] * v[j]
+        out[k] = a0
+        k += 1
+
+
+@njit(fastmath=True, cache=True)
+def _rows_combine(Z, a, rows, out):
+    """``out = sum_{k < rows} a[k] Z[k]``."""
+    n = out.shape[0]
+    for j in range(n):
+        out[j] = 0
+    for k in range(rows):
+        ak = a[k]
+        for j in range(n):
+            out[j] += ak * Z[k, j]
+
+
+@njit(fastmath=True, cache=True)
+def _softmax_rows(Z, u, scale, rows, a, c):
+    """Softmax weights ``a`` over ``scale * Z[k] . u`` (``k < rows``), ``c = sum a_k Z[k]``;
+    returns the log-normaliser."""
+    _rows_dot(Z, u, rows, a)
+    top = -np.inf
+    for k in range(rows):
+        a[k] *= scale
+        top = max(top, a[k])
+    total = u.dtype.type(0)
+    for k in range(rows):
+        a[k] = np.exp(a[k] - top)
+        total += a[k]
+    for k in range(rows):
+        a[k] /= total
+    _rows_combine(Z, a, rows, c)
+    return top + np.log(total)
 
 
 @njit(parallel=True, fastmath=True, cache=True)
-def _matvec(pool, idx, v, out):
-    B, n = v.shape
-    zero = v.dtype.type(0)
-    for b in prange(B):
-        S = pool[idx[b]]
-        for i in range(n):
-            acc = zero
+def _train_fit(pool, idx, softmax, u, V, est, w, per, scale, inv_L, r, c, gu):
+    """Per query ``b`` (configuration ``b // per``): pooled examples ``c`` (softmax mean, or
+    ``S u / L``), residual ``r = est + V c - w``, and ``gu``: the gradient of ``sum_b ||r_b||^2
+    / per`` with respect to ``u_b``."""
+    N, n = u.shape
+    L, D = pool.shape[1], est.shape[1]
+    two = u.dtype.type(2.0 / per)
+    for b in prange(N):
+        X = pool[idx[b]]
+        Vg = V[b // per]
+        a = np.empty(L, dtype=u.dtype)
+        if softmax:
+            _softmax_rows(X, u[b], scale, L, a, c[b])
+        else:
+            _rows_dot(X, u[b], n, c[b])
             for j in range(n):
-                acc += S[i, j] * v[b, j]
-            out[b, i] = acc
-
-
-@njit(parallel=True, fastmath=True, cache=True)
-def _softmax_forward(pool, idx, u, scale, L, c, lse):
-    B, n = u.shape
-    zero = u.dtype.type(0)
-    for b in prange(B):
-        Z = pool[idx[b]]
-        logits = np.empty(L, dtype=u.dtype)
-        top = -np.inf
-        for k in range(L):
-            acc = zero
-            for j in range(n):
-                acc += Z[k, j] * u[b, j]
-            logits[k] = scale * acc
-            top = max(top, logits[k])
-        total = zero
+                c[b, j] *= inv_L
+        _rows_dot(Vg, c[b], D, r[b])
+        for i in range(D):
+            r[b, i] += est[b, i] - w[b, i]
+        gc = np.empty(n, dtype=u.dtype)
+        _rows_combine(Vg, r[b], D, gc)  # V^T r
         for j in range(n):
-            c[b, j] = 0.0
-        for k in range(L):
-            a = np.exp(logits[k] - top)
-            total += a
+            gc[j] *= two
+        if softmax:  # d c / d u: scale * sum_k a_k (Z_k . gc - c . gc) Z_k
+            cg = u.dtype.type(0)
             for j in range(n):
-                c[b, j] += a * Z[k, j]
-        for j in range(n):
-            c[b, j] /= total
-        lse[b] = top + np.log(total)
-
-
-@njit(parallel=True, fastmath=True, cache=True)
-def _softmax_backward(pool, idx, u, scale, L, c, lse, gc, glse, gu):
-    B, n = u.shape
-    zero = u.dtype.type(0)
-    for b in prange(B):
-        Z = pool[idx[b]]
-        cg = zero
-        for j in range(n):
-            cg += c[b, j] * gc[b, j]
-            gu[b, j] = glse[b] * c[b, j]
-        for k in range(L):
-            p = zero
-            q = zero
+                cg += c[b, j] * gc[j]
+            q = np.empty(L, dtype=u.dtype)
+            _rows_dot(X, gc, L, q)
+            for k in range(L):
+                q[k] = scale * a[k] * (q[k] - cg)
+            _rows_combine(X, q, L, gu[b])
+        else:  # S symmetric
+            _rows_dot(X, gc, n, gu[b])
             for j in range(n):
-                p += Z[k, j] * u[b, j]
-                q += Z[k, j] * gc[b, j]
-            w = np.exp(scale * p - lse[b]) * (q - cg)
-            for j in range(n):
-                gu[b, j] += w * Z[k, j]
-        for j in range(n):
-            gu[b, j] *= scale
+                gu[b, j] *= inv_L
 
 
-@njit(parallel=True, fastmath=True, cache=True)
-def _gram(pool, idx, v, rows, out):
-    B, n = v.shape
-    zero = v.dtype.type(0)
-    for b in prange(B):
-        Z = pool[idx[b]]
-        for j in range(n):
-            out[b, j] = zero
-        for k in range(rows):
-            p = zero
-            for j in range(n):
-                p += Z[k, j] * v[b, j]
-            for j in range(n):
-                out[b, j] += p * Z[k, j]
-
-
-def _flat(v):
-    return v.detach().reshape(-1, v.shape[-1]).contiguous().numpy()
-
-
-class _SecondMoment(torch.autograd.Function):
+class _TrainFit(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, v, pool, idx):
-        ctx.pool, ctx.idx = pool, idx
-        out = np.empty_like(_flat(v))
-        _threads(out.shape[0])
-        _matvec(pool, idx, _flat(v), out)
-        return torch.from_numpy(out).view(v.shape)
+    def forward(ctx, u, V, est, w, pool, idx, softmax, scale, L):
+        G, B, n = u.shape
+        flat = [t.detach().reshape(-1, t.shape[-1]).contiguous().numpy() for t in (u, est, w)]
+        r, c, gu = np.empty_like(flat[1]), np.empty_like(flat[0]), np.empty_like(flat[0])
+        _threads(G * B)
+        Vn = V.detach().contiguous().numpy()
+        f = flat[0].dtype.type
+        _train_fit(pool, idx, softmax, flat[0], Vn, flat[1], flat[2], B, f(scale), f(1 / L), r, c, gu)
+        r, c, gu = (torch.from_numpy(x).view(G, B, -1) for x in (r, c, gu))
+        ctx.save_for_backward(r, c, gu)
+        return (r**2).sum(-1).mean(-1)
 
     @staticmethod
     def backward(ctx, grad):
-        out = np.empty_like(_flat(grad))
-        _threads(out.shape[0])
-        _matvec(ctx.pool, ctx.idx, _flat(grad), out)
-        return torch.from_numpy(out).view(grad.shape), None, None
+        r, c, gu = ctx.saved_tensors
+        g = grad[:, None, None]
+        gV = (2.0 / r.shape[1]) * g * (r.transpose(1, 2) @ c)
+        return g * gu, gV, None, None, None, None, None, None, None
 
 
-class _SoftmaxPool(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, u, pool, idx, scale, rows):
-        flat = _flat(u)
-        c = np.empty_like(flat)
-        lse = np.empty(flat.shape[0], dtype=flat.dtype)
-        _threads(flat.shape[0])
-        _softmax_forward(pool, idx, flat, flat.dtype.type(scale), rows, c, lse)
-        ctx.pool, ctx.idx, ctx.scale, ctx.saved = pool, idx, scale, (flat, c, lse)
-        ctx.rows = rows
-        ctx.shape = u.shape
-        return torch.from_numpy(c).view(u.shape), torch.from_numpy(lse).view(u.shape[:-1])
+def train_fit(pool, idx, model, u, V, est, w, scale, L):
+    """Data term of the training objective, ``mean_b ||w_hat_1 - w||^2`` per configuration
+    (shape ``(G,)``), differentiable in ``u`` and ``V``.
 
-    @staticmethod
-    def backward(ctx, gc, glse):
-        flat, c, lse = ctx.saved
-        gu = np.empty_like(flat)
-        gc = np.zeros_like(flat) if gc is None else _flat(gc)
-        glse = np.zeros_like(lse) if glse is None else glse.reshape(-1).contiguous().numpy()
-        scale = flat.dtype.type(ctx.scale)
-        _threads(flat.shape[0])
-        _softmax_backward(ctx.pool, ctx.idx, flat, scale, ctx.rows, c, lse, gc, glse, gu)
-        return torch.from_numpy(gu).view(ctx.shape), None, None, None, None
-
-
-def second_moment_apply(pool, idx, v):
-    """``S_{idx_b} v_b`` for every row ``b`` of ``v`` (shape ``(..., n)``, ``idx`` of shape
-    ``(...)`` flattened), differentiable in ``v``; ``pool``: float32 array ``(M, n, n)`` of
-    symmetric matrices."""
-    return _SecondMoment.apply(v, pool, idx)
-
-
-def softmax_pool(pool, idx, u, scale, rows=None):
-    """``(c, lse)``: softmax-weighted mean of the rows of ``Z_{idx_b}`` under logits ``scale
-    Z_{idx_b} u_b``, and the log of the softmax normaliser; differentiable in ``u``.
-    ``pool``: array ``(M, L, n)``; only the first ``rows`` rows of each ``Z`` are used (default
-    all ``L``)."""
-    return _SoftmaxPool.apply(u, pool, idx, scale, pool.shape[1] if rows is None else rows)
-
-
-@torch.no_grad()
-def gram_apply(pool, idx, v, rows):
-    """``sum_{k < rows} Z_{idx_b, k} (Z_{idx_b, k} . v_b)`` for every row ``b`` of ``v``, i.e.
-    ``Z^T Z v`` over the first ``rows`` rows (linear attention over earlier estimate tokens;
-    evaluation only, not differentiable)."""
-    flat = _flat(v)
-    out = np.empty_like(flat)
-    _threads(flat.shape[0])
-    _gram(pool, idx, flat, rows, out)
-    return torch.from_numpy(out).view(v.shape)
+    ``u``: score vectors on the examples block, ``(G, B, D+1)``; ``V``: the rows of ``W_V``
+    that write the estimate block, over the example columns, ``(G, D, D+1)``; ``est``, ``w``:
+    first estimates and task vectors ``(G, B, D)``; ``pool``/``idx``: second moments ``S``
+    (``"linear"``, the update is ``V S u / L``) or example rows ``Z`` (``"softmax"``, the
+    update is ``V`` times the softmax mean of the rows under logits ``scale * Z u``), ``idx``
+    naming each of the ``G * B`` queries' task.  Same value and gradients as
+    :func:`cotbook.attention.step` followed by the squared error (tested), in one read of each
+    task's data.
+    """
+    return _TrainFit.apply(u, V, est, w, pool, idx, model == "softmax", scale, L)

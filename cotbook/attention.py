@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import math
 from dataclasses import asdict, dataclass, replace
-from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -41,7 +40,6 @@ __all__ = [
     "config_seeds",
     "sample_tasks",
     "init_params",
-    "Pooled",
     "step",
     "literal_step",
     "literal_deviation",
@@ -49,6 +47,7 @@ __all__ = [
     "train_literal",
     "test_set",
     "evaluate",
+    "evaluate_stack",
     "device",
 ]
 
@@ -164,39 +163,41 @@ def init_params(config: Config, count: int = 1) -> dict:
     }
 
 
-def _score_vector(params, est):
-    """``u = W_K^T W_Q z_T`` (or ``W z_T``) for query tokens ``z_T = (0, 0, est, 1)``.
+def _score_vector(params, est, rows=None):
+    """``u = W_K^T W_Q z_T`` (or ``W z_T``) for query tokens ``z_T = (0, 0, est, 1)``; only
+    its first ``rows`` entries if given (training needs the example block, ``D + 1``).
 
-    ``est`` has shape ``(G, B, D)`` (G stacked configurations); returns ``(G, B, 2D+2)``.
+    ``est`` has shape ``(G, B, D)`` (G stacked configurations); returns ``(G, B, rows)``,
+    by default ``rows = 2D + 2``.
     """
     D = est.shape[-1]
     if "W" in params:
-        P = params["W"][:, :, D + 1 :]
+        P = params["W"][:, :rows, D + 1 :]
     else:
-        P = params["W_K"].transpose(1, 2) @ params["W_Q"][:, :, D + 1 :]
+        P = params["W_K"][:, :, :rows].transpose(1, 2) @ params["W_Q"][:, :, D + 1 :]
     return est @ P[:, :, :D].transpose(1, 2) + P[:, None, :, D]
 
 
-class Pooled(NamedTuple):
-    """Examples left in the pool of stored tasks (CPU path): ``data`` a float32 numpy array of
-    second moments ``(N, D+1, D+1)`` (linear) or example rows ``(N, L, D+1)`` (softmax), and
-    ``idx`` (int64 numpy, one entry per query, flattened over ``(G, B)``) naming each query's
-    task.  :mod:`cotbook._kernels` reads them in place.  Also used for the earlier estimate
-    tokens at evaluation: ``data`` of shape ``(B, t_max, D+1)``, of which the first ``rows``
-    are filled."""
-
-    data: np.ndarray
-    idx: np.ndarray
-    rows: int | None = None
+def _adam(params, lr):
+    """The optimizer of every training loop here: Adam, fused (one kernel per step)."""
+    return torch.optim.Adam(params, lr=lr, fused=True)
 
 
 def _examples_term(model, examples, u_ex, scale):
     """Linear: ``S u_ex``; softmax: ``(c, lse)``, the softmax-weighted mean of the example rows
-    and the log-normaliser of their logits ``scale * Z u_ex``."""
-    if isinstance(examples, Pooled):
+    and the log-normaliser of their logits ``scale * Z u_ex``.
+
+    ``examples`` of shape ``(B, ...)`` are shared by the ``G`` query vectors of each task:
+    one matrix product per task over all ``G`` (evaluation); ``(G, B, ...)``: one per query.
+    """
+    if examples.dim() == u_ex.dim():
+        U = u_ex.permute(1, 2, 0)  # (B, D+1, G)
         if model == "linear":
-            return _kernels.second_moment_apply(examples.data, examples.idx, u_ex)
-        return _kernels.softmax_pool(examples.data, examples.idx, u_ex, scale)
+            return (examples @ U).permute(2, 0, 1)
+        logits = (examples @ U) * scale  # (B, L, G)
+        a = torch.softmax(logits, dim=1)
+        c = (a.transpose(1, 2) @ examples).transpose(0, 1)
+        return c, torch.logsumexp(logits, dim=1).T
     if model == "linear":
         return torch.einsum("...ij,...j->...i", examples, u_ex)
     logits = torch.einsum("...lj,...j->...l", examples, u_ex) * scale
@@ -206,10 +207,6 @@ def _examples_term(model, examples, u_ex, scale):
 
 def _history_term(model, tokens, u_est, scale):
     """Linear: ``sum_s e_s (e_s . u_est)``; softmax: ``(c, lse)`` over the estimate tokens."""
-    if isinstance(tokens, Pooled):
-        if model == "linear":
-            return _kernels.gram_apply(tokens.data, tokens.idx, u_est, tokens.rows)
-        return _kernels.softmax_pool(tokens.data, tokens.idx, u_est, scale, tokens.rows)
     weights = tokens @ u_est[..., None]
     if model == "linear":
         return (tokens.transpose(-1, -2) @ weights)[..., 0]
@@ -220,23 +217,19 @@ def _history_term(model, tokens, u_est, scale):
 def step(params, model, examples, est, history=None, *, L):
     """One CoT step for stacked configurations, in the fast form (module docstring).
 
-    ``examples``: a :class:`Pooled` (CPU), or a tensor: for ``"linear"`` per-task second
-    moments ``S`` of shape ``(G, B, D+1, D+1)`` (or ``(B, D+1, D+1)``, shared by all G), for
-    ``"softmax"`` the example rows ``Z`` of shape ``(G, B, L, D+1)`` (or ``(B, L, D+1)``).
-    ``est``: the query estimates ``(G, B, D)``.  ``history``: the earlier estimate tokens
-    visible to the query, as their estimate block and marker ``[w_hat_s, 1]``, shape ``(G, B,
-    k, D+1)`` or a :class:`Pooled` (CPU), or ``None`` (the examples-only mask, or training).
-    Returns the next estimates ``(G, B, D)``.
+    ``examples``: for ``"linear"`` per-task second moments ``S`` of shape ``(G, B, D+1,
+    D+1)`` (or ``(B, D+1, D+1)``, shared by all G), for ``"softmax"`` the example rows ``Z`` of
+    shape ``(G, B, L, D+1)`` (or ``(B, L, D+1)``).  ``est``: the query estimates ``(G, B,
+    D)``.  ``history``: the earlier estimate tokens visible to the query, as their estimate
+    block and marker ``[w_hat_s, 1]``, shape ``(G, B, k, D+1)``, or ``None`` (the
+    examples-only mask, or training).  Returns the next estimates ``(G, B, D)``.
     """
     D = est.shape[-1]
     scale = 1.0 / math.sqrt(2 * D + 2)
     u = _score_vector(params, est)
     u_ex, u_est = u[..., : D + 1], u[..., D + 1 :]
     V = params["W_V"][:, D + 1 : 2 * D + 1, :]  # estimate-block rows: (G, D, 2D+2)
-    if isinstance(history, Pooled):
-        tokens = history if history.rows else None
-    else:
-        tokens = history if history is not None and history.shape[-2] else None
+    tokens = history if history is not None and history.shape[-2] else None
     if model == "linear":
         c_ex = _examples_term(model, examples, u_ex, scale) / L
         c_est = None if tokens is None else _history_term(model, tokens, u_est, scale) / L
@@ -335,11 +328,11 @@ def _training_sets(configs):
     return torch.cat(pools), torch.cat(ws), torch.tensor(offsets)
 
 
-def _loss(params, pred, target, lam):
-    """Per-configuration objective: batch mean of ``||w_hat_1 - w||^2`` plus ``lam`` times the
-    squared Frobenius norms of all trainable matrices.  Returns shape ``(G,)``."""
-    penalty = sum((p**2).sum((1, 2)) for p in params.values())
-    return ((pred - target) ** 2).sum(-1).mean(-1) + lam * penalty
+def _objective(params, fit, lam):
+    """Per-configuration objective: the data term ``fit`` (batch mean of ``||w_hat_1 -
+    w||^2``, shape ``(G,)``) plus ``lam`` times the squared Frobenius norms of all trainable
+    matrices."""
+    return fit + lam * sum((p**2).sum((1, 2)) for p in params.values())
 
 
 def train(configs, *, progress=False, dev=None):
@@ -354,28 +347,22 @@ def train(configs, *, progress=False, dev=None):
     objective per step, shape ``(steps, G)``.
     """
     configs = _check_group(configs)
-    with _cpu_settings():
+    with _flush_denormals():
         return _train(configs, progress, device() if dev is None else dev)
 
 
 @contextlib.contextmanager
-def _cpu_settings():
-    """While training on the CPU: treat float32 values below 1.2e-38 as zero, and run torch's
-    own (small) operations on one thread.
+def _flush_denormals():
+    """While training: treat float32 values below 1.2e-38 as zero.
 
     Entries that only the penalty acts on decay into the denormal range, where arithmetic is
-    many times slower (measured: a group slowed five-fold as it went on).  The heavy work runs
-    in the numba kernels on their own threads; torch's thread pool spinning beside them made a
-    single run 30x slower inside a Jupyter kernel (33 s against 1.1 s for 300 steps).
+    many times slower (measured: a group slowed five-fold as it went on).
     """
-    threads = torch.get_num_threads()
     torch.set_flush_denormal(True)
-    torch.set_num_threads(1)
     try:
         yield
     finally:
         torch.set_flush_denormal(False)  # torch's default
-        torch.set_num_threads(threads)
 
 
 def _train(configs, progress, dev):
@@ -392,7 +379,7 @@ def _train(configs, progress, dev):
         k: torch.cat([init_params(c)[k] for c in configs]).to(dev).requires_grad_()
         for k in init_params(c0)
     }
-    opt = torch.optim.Adam(params.values(), lr=c0.lr)
+    opt = _adam(params.values(), c0.lr)
     trials = sorted({c.trial for c in configs})
     streams = {
         r: torch.Generator().manual_seed(config_seeds(replace(c0, trial=r))["stream"])
@@ -416,13 +403,20 @@ def _train(configs, progress, dev):
         uniform = torch.stack([d[0] for d in draws])[row]
         est0 = torch.stack([d[1] for d in draws])[row].to(dev)
         idx = offsets[:, None] + (uniform * sizes[:, None]).long().clamp_max(sizes[:, None] - 1)
-        if on_cpu:
-            examples = Pooled(pool, idx.view(-1).numpy())
+        target = w_pool[idx].to(dev)
+        if on_cpu:  # forward and backward in one read of each task's data
+            D = c0.D
+            u = _score_vector(params, est0, D + 1)
+            V = params["W_V"][:, D + 1 : 2 * D + 1, : D + 1]
+            scale = 1.0 / math.sqrt(2 * D + 2)
+            flat = idx.view(-1).numpy()
+            fit = _kernels.train_fit(pool, flat, c0.model, u, V, est0, target, scale, c0.L)
         else:
             torch.index_select(pool, 0, idx.view(-1).to(dev), out=buffer)
             examples = buffer.view(G, c0.batch, *pool.shape[1:])
-        pred = step(params, c0.model, examples, est0, L=c0.L)
-        loss = _loss(params, pred, w_pool[idx].to(dev), c0.lam)
+            pred = step(params, c0.model, examples, est0, L=c0.L)
+            fit = ((pred - target) ** 2).sum(-1).mean(-1)
+        loss = _objective(params, fit, c0.lam)
         opt.zero_grad(set_to_none=True)
         loss.sum().backward()
         opt.step()
@@ -441,7 +435,7 @@ def train_literal(config: Config):
     c = _check_group([config])[0]
     Z, w = sample_tasks(c.M, c.D, c.L, c.sigma2, config_seeds(c)["data"])
     params = {k: v[0].clone().requires_grad_() for k, v in init_params(c).items()}
-    opt = torch.optim.Adam(params.values(), lr=c.lr)
+    opt = _adam(params.values(), c.lr)
     stream = torch.Generator().manual_seed(config_seeds(c)["stream"])
     losses = torch.empty(c.steps, 1)
     for i in range(c.steps):
@@ -459,19 +453,32 @@ def train_literal(config: Config):
     return {k: v.detach()[None] for k, v in params.items()}, losses
 
 
-@torch.no_grad()
-def evaluate(
-    config: Config, params, t_max=40, *, tasks=4096, masks=MASKS, dev=None, chunk=1024, test=None
-):
+def evaluate(config: Config, params, t_max=40, **options):
     """Test error ``E_t = E ||w - w_hat_t||^2 / D`` for ``t = 0..t_max`` (paper's appendix
     "Inference protocol"): fresh tasks from the configuration's ``"test"`` seed, a random
     Gaussian ``w_hat_0``, the learned layer reapplied ``t_max`` times under each mask.
 
     ``params``: one configuration's parameters (stacking axis of 1, as :func:`train` returns
-    them).  ``test``: :func:`test_set` of ``config`` if already drawn (configurations that
-    differ only in ``M`` or the model share it).  Returns ``{mask: array of shape (t_max +
-    1,)}``.  Arithmetic is float64 (a diverging trajectory overflows float32 within 40 steps)
-    on float32 task data; on a GPU, tasks are processed in chunks of ``chunk``.
+    them, or none).  ``options`` as for :func:`evaluate_stack`.  Returns ``{mask: array of
+    shape (t_max + 1,)}``.
+    """
+    params = {k: v if v.ndim == 3 else v[None] for k, v in params.items()}
+    if next(iter(params.values())).shape[0] != 1:
+        raise ValueError("params must hold one configuration; use evaluate_stack for several")
+    return {m: e[0] for m, e in evaluate_stack(config, params, t_max, **options).items()}
+
+
+@torch.no_grad()
+def evaluate_stack(
+    config: Config, params, t_max=40, *, tasks=4096, masks=MASKS, dev=None, chunk=1024, test=None
+):
+    """:func:`evaluate` for ``G`` parameter sets stacked on a leading axis, all on the test
+    tasks of ``config`` (configurations that differ only in ``M``, or in training, share
+    them); each task's data are read once per step for all ``G``.
+
+    ``test``: :func:`test_set` of ``config`` if already drawn.  Returns ``{mask: array of
+    shape (G, t_max + 1)}``.  Arithmetic is float64 (a diverging trajectory overflows float32
+    within 40 steps) on float32 task data, in chunks of ``chunk`` tasks.
     """
     t_max = _checks.nonneg_int("t_max", t_max)
     tasks = _checks.positive_int("tasks", tasks)
@@ -480,42 +487,32 @@ def evaluate(
         if m not in MASKS:
             raise ValueError(f"masks must be drawn from {MASKS}, got {m!r}")
     dev = device() if dev is None else dev
-    p = {k: (v if v.ndim == 3 else v[None]).to(dev, torch.float64) for k, v in params.items()}
+    p = {k: v.to(dev, torch.float64) for k, v in params.items()}
     Z, w, est0 = test_set(config, tasks) if test is None else test
     if Z.shape[0] != tasks:
         raise ValueError(f"test must hold {tasks} tasks, got {Z.shape[0]}")
     pool = Z.transpose(1, 2) @ Z if config.model == "linear" else Z
-    on_cpu = dev.type == "cpu"
-    with _cpu_settings():
-        return _evaluate(config, p, pool, w, est0, t_max, masks, dev, tasks if on_cpu else chunk)
+    return _evaluate(config, p, pool, w, est0, t_max, masks, dev, chunk)
 
 
 def _evaluate(config, p, pool, w, est0, t_max, masks, dev, chunk):
-    tasks, on_cpu = w.shape[0], dev.type == "cpu"
-    sums = {m: np.zeros(t_max + 1) for m in masks}
+    tasks, G = w.shape[0], p["W_V"].shape[0]
+    sums = {m: np.zeros((G, t_max + 1)) for m in masks}
     for first in range(0, tasks, chunk):
         sl = slice(first, first + chunk)
         wc = w[sl].to(dev)
-        if on_cpu:  # float32 data read in place, float64 arithmetic
-            ex = Pooled(pool.numpy(), np.arange(tasks, dtype=np.int64))
-        else:
-            ex = pool[sl].to(dev, torch.float64)
+        ex = pool[sl].to(dev, torch.float64)
         for m in masks:
-            est = est0[sl].to(dev)[None]
+            est = est0[sl].to(dev).expand(G, -1, -1)
+            B = est.shape[1]
             # Estimate tokens [w_hat_s, 1] of the trajectory so far, written in place.
-            history = torch.ones(est.shape[1], t_max, config.D + 1, dtype=est.dtype, device=dev)
+            history = torch.ones(G, B, t_max, config.D + 1, dtype=est.dtype, device=dev)
             for t in range(t_max + 1):
-                sums[m][t] += float(((est[0] - wc) ** 2).sum())
+                sums[m][:, t] += ((est - wc) ** 2).sum((1, 2)).cpu().numpy()
                 if t == t_max:
                     break
-                visible = None
-                if m == "history":
-                    visible = (
-                        Pooled(history.numpy(), np.arange(est.shape[1]), t)
-                        if on_cpu
-                        else history[None, :, :t]
-                    )
+                visible = history[:, :, :t] if m == "history" else None
                 new = step(p, config.model, ex, est, visible, L=config.L)
-                history[:, t, : config.D] = est[0]
+                history[:, :, t, : config.D] = est
                 est = new
     return {m: s / (tasks * config.D) for m, s in sums.items()}

@@ -81,16 +81,17 @@ def train_and_evaluate(configs, t_max, *, progress=False):
     for members in items:
         start = time.perf_counter()
         params, losses = attention.train(members, progress=progress)
-        tests = {}  # test tasks depend on (L, trial) only: draw them once per trial
-        for g, c in enumerate(members):
-            one = {k: v[g : g + 1] for k, v in params.items()}
-            if c.trial not in tests:
-                tests[c.trial] = attention.test_set(c)
-            curves = attention.evaluate(c, one, t_max, test=tests[c.trial])
-            runs[c] = {
-                "E": {k: v.tolist() for k, v in curves.items()},
-                "final_loss": float(losses[-100:, g].mean()),
-            }
+        # Test tasks depend on (L, trial) only: the configurations of one trial are
+        # evaluated together on them.
+        for trial in sorted({c.trial for c in members}):
+            rows = [g for g, c in enumerate(members) if c.trial == trial]
+            stack = {k: v[rows] for k, v in params.items()}
+            curves = attention.evaluate_stack(members[rows[0]], stack, t_max)
+            for i, g in enumerate(rows):
+                runs[members[g]] = {
+                    "E": {k: v[i].tolist() for k, v in curves.items()},
+                    "final_loss": float(losses[-100:, g].mean()),
+                }
         c = members[0]
         timings[f"{c.model}/L={c.L}/steps={c.steps}/lam={c.lam:g}/merged={c.merged}"] = (
             time.perf_counter() - start

@@ -10,9 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks, attention
+from . import _checks, attention, pretrain
 
-__all__ = ["APPENDIX_A", "trained_matrices", "block_slices", "block_report"]
+__all__ = [
+    "APPENDIX_A",
+    "trained_matrices",
+    "block_slices",
+    "block_report",
+    "training_moments",
+    "one_step_objective",
+    "optimal_A",
+    "compare_A",
+]
 
 # The Appendix A figure's settings: lambda = 1e-3, "sigma = 0.1" (read as a standard deviation,
 # sigma2 = 0.01), M = L = 20 and M = L = 200; the rest as in Figure 2.
@@ -43,7 +52,7 @@ def block_report(W, V, D):
     - ``c``: the scale of ``W_13`` (``tr W_13 / D``) and ``W_13_offdiag``: ``||W_13 - c I|| /
       ||W_13||`` (0 for an exact multiple of the identity);
     - ``W_24_over_c``: the marker entry relative to ``c`` (the theory has ``-1``);
-    - ``A_eff = -c V_31``: the learned counterpart of the theory's ``A`` when the other blocks
+    - ``A_eff = -c V_31`` (returned as a matrix): the learned counterpart of the theory's ``A`` when the other blocks
       vanish.  The update is then ``-(1/L) A_eff sum_l x_l (x_l . w_hat - y_l)``, the paper's
       ``-(D/L) A sum_l ...`` rewritten for features of variance 1 instead of ``1/D`` (which is
       what the factor ``D`` in ``V_31 = -D A`` compensates), so a one-step-optimal layer at
@@ -60,6 +69,7 @@ def block_report(W, V, D):
     A_eff = -c * V31
     a = float(np.trace(A_eff) / D)
     return {
+        "A_eff": A_eff,
         "W_kept": float((np.sum(W13**2) + np.sum(W[b["W_24"]] ** 2)) / np.sum(W**2)),
         "V_kept": float(np.sum(V31**2) / np.sum(V**2)),
         "c": c,
@@ -67,4 +77,64 @@ def block_report(W, V, D):
         "W_24_over_c": float(W[b["W_24"]][0, 0] / c),
         "A_eff_identity": a,
         "A_eff_offdiag": float(np.linalg.norm(A_eff - a * np.eye(D)) / np.linalg.norm(A_eff)),
+    }
+
+
+def training_moments(config):
+    """Per-task statistics of a configuration's own training tasks (float64), in the units
+    of the experiments (features of variance 1): ``w`` ``(M, D)``, ``r = X y / L`` ``(M, D)``
+    (the paper's ``v_mu = (D/L) X_mu y_mu`` for features of variance ``1/D``) and ``S = X
+    X^T / L`` ``(M, D, D)``."""
+    Z, w = attention.sample_tasks(
+        config.M, config.D, config.L, config.sigma2, attention.config_seeds(config)["data"]
+    )
+    Z = Z.double().numpy()
+    X, y = Z[..., : config.D], Z[..., config.D]
+    r = np.einsum("mld,ml->md", X, y) / config.L
+    S = np.einsum("mld,mle->mde", X, X) / config.L
+    return w.double().numpy(), r, S
+
+
+def one_step_objective(A, w, r, S, lam):
+    """The training objective of the simplified layer ``w_hat_1 = w_hat_0 + A (r - S
+    w_hat_0)`` averaged exactly over ``w_hat_0 ~ N(0, I)``: ``mean_mu (||w - A r||^2 + ||I - A
+    S||_F^2) + (lam/2) ||A||_F^2``."""
+    D = w.shape[1]
+    fit = np.sum((w - r @ A.T) ** 2, axis=1) + np.sum((np.eye(D) - A @ S) ** 2, axis=(1, 2))
+    return float(fit.mean() + lam / 2 * np.sum(A**2))
+
+
+def optimal_A(config, lam=None):
+    """The theory's ``A*`` for a configuration's own training tasks, in two readings:
+
+    - ``"paper"``: the minimiser of the paper's Eq. (loss), prompts with ``w_hat_init = 0``
+      (:func:`cotbook.pretrain.ridge_solution`);
+    - ``"random_init"``: the minimiser of :func:`one_step_objective`, the objective the
+      attention layer is trained on (a fresh Gaussian ``w_hat_0`` per prompt), ``A* = (mean w
+      r^T + mean S) (mean r r^T + mean S^2 + (lam/2) I)^{-1}``.
+
+    ``lam`` defaults to the configuration's (the penalty of the trained layer acts on ``W_K,
+    W_Q, W_V``, not on ``A``; this is the same number put on ``A``).
+    """
+    lam = config.lam if lam is None else _checks.nonnegative("lam", lam)
+    w, r, S = training_moments(config)
+    M, D = w.shape
+    B = (w.T @ r + S.sum(0)) / M
+    C = (r.T @ r + np.einsum("mij,mjk->ik", S, S)) / M + lam / 2 * np.eye(D)
+    return {
+        "paper": pretrain.ridge_solution(w, r, lam),
+        "random_init": np.linalg.solve(C, B.T).T,
+    }
+
+
+def compare_A(A_eff, A_star):
+    """Relative Frobenius distance ``||A_eff - A*|| / ||A*||`` and the ratio of the mean
+    diagonals ``tr A_eff / tr A*``."""
+    A_eff = _checks.array("A_eff", A_eff, ndim=2)
+    A_star = _checks.array("A_star", A_star, ndim=2)
+    if A_eff.shape != A_star.shape:
+        raise ValueError(f"A_eff and A_star must have one shape, got {A_eff.shape}, {A_star.shape}")
+    return {
+        "distance": float(np.linalg.norm(A_eff - A_star) / np.linalg.norm(A_star)),
+        "trace_ratio": float(np.trace(A_eff) / np.trace(A_star)),
     }

@@ -125,20 +125,54 @@ def test_bad_input():
 
 
 @pytest.mark.parametrize("model", at.MODELS)
-def test_pooled_kernels_equal_the_tensor_form(model):
-    """The fused CPU kernels (reading tasks in place) against the torch form, with history,
-    in float64 arithmetic on float32 data; and their gradients against finite differences."""
-    c, p, Z, est = _random_case(model, merged=False, B=5)
+def test_stacked_evaluation_equals_evaluating_each_alone(model):
+    """Parameter sets evaluated together on shared test tasks (one matrix product per task
+    over all of them) give each one's curves as evaluated alone, under both masks."""
+    c = at.Config(model=model, L=6, M=5, D=4, init_scale=0.3)
+    gen = torch.Generator().manual_seed(3)
+    p = {k: v.expand(3, -1, -1) + 0.2 * torch.randn(3, *v.shape[1:], generator=gen)
+         for k, v in at.init_params(c).items()}
+    stacked = at.evaluate_stack(c, p, 4, tasks=64, chunk=24)
+    for g in range(3):
+        alone = at.evaluate(c, {k: v[g] for k, v in p.items()}, 4, tasks=64)
+        for m in at.MASKS:
+            np.testing.assert_allclose(stacked[m][g], alone[m], rtol=1e-12)
+    assert not np.allclose(stacked["history"][0], stacked["history"][1], rtol=1e-3)
+    with pytest.raises(ValueError, match="one configuration"):
+        at.evaluate(c, p, 4, tasks=64)
+
+
+@pytest.mark.parametrize("model", at.MODELS)
+def test_fused_training_objective_equals_the_layer_and_its_gradient(model):
+    """The CPU training kernel (one read of each task's data) against the torch form of the
+    layer followed by the squared error: value and gradients, float64; and gradcheck."""
+    c, p, Z, _ = _random_case(model, merged=False, B=5)
     Z32 = Z.float()
     data = (Z32.transpose(1, 2) @ Z32 if model == "linear" else Z32).numpy()
-    idx = np.array([3, 0, 1, 1, 4], dtype=np.int64)
-    tensor = torch.from_numpy(data[idx]).double()
-    history, query = _tokens(est[None, :, :-1]), est[None, :, -1]
-    fast = at.step(p, model, at.Pooled(data, idx), query, history, L=c.L)
-    ref = at.step(p, model, tensor, query, history, L=c.L)
-    assert torch.max(torch.abs(fast - ref)) < 1e-12
-    u = torch.randn(1, 5, c.D + 1, dtype=torch.float64, requires_grad=True)
-    if model == "linear":
-        assert torch.autograd.gradcheck(lambda v: at._kernels.second_moment_apply(data, idx, v), u)
-    else:
-        assert torch.autograd.gradcheck(lambda v: at._kernels.softmax_pool(data, idx, v, 0.3), u)
+    idx = np.array([3, 0, 1, 1, 4, 2, 0], dtype=np.int64)  # G = 1, B = 7
+    gen = torch.Generator().manual_seed(5)
+    est = torch.randn(1, 7, c.D, dtype=torch.float64, generator=gen)
+    w = torch.randn(1, 7, c.D, dtype=torch.float64, generator=gen)
+    scale = 1 / np.sqrt(2 * c.D + 2)
+    D = c.D
+
+    def fused(W_K, W_Q, W_V):
+        q = {"W_K": W_K, "W_Q": W_Q, "W_V": W_V}
+        u = at._score_vector(q, est)[..., : D + 1]
+        V = W_V[:, D + 1 : 2 * D + 1, : D + 1]
+        return at._kernels.train_fit(data, idx, model, u, V, est, w, scale, c.L)
+
+    def reference(W_K, W_Q, W_V):
+        q = {"W_K": W_K, "W_Q": W_Q, "W_V": W_V}
+        pred = at.step(q, model, torch.from_numpy(data[idx]).double(), est, L=c.L)
+        return ((pred - w) ** 2).sum(-1).mean(-1)
+
+    args = [p[k].clone().requires_grad_() for k in ("W_K", "W_Q", "W_V")]
+    got, want = fused(*args), reference(*args)
+    assert torch.allclose(got, want, rtol=1e-12, atol=0)
+    g_got = torch.autograd.grad(got.sum(), args)
+    g_want = torch.autograd.grad(want.sum(), args)
+    for a, b in zip(g_got, g_want):
+        assert torch.max(torch.abs(a - b)) < 1e-12 * max(1.0, float(torch.max(torch.abs(b))))
+        assert torch.max(torch.abs(b)) > 1e-3  # the comparison is not between zeros
+    assert torch.autograd.gradcheck(fused, args)
