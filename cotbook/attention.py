@@ -183,6 +183,11 @@ def _adam(params, lr):
     return torch.optim.Adam(params, lr=lr, fused=True)
 
 
+def _logit_scale(D):
+    """Softmax logits are scores divided by ``sqrt(2D + 2)``, the token dimension."""
+    return 1.0 / math.sqrt(2 * D + 2)
+
+
 def _examples_term(model, examples, u_ex, scale):
     """Linear: ``S u_ex``; softmax: ``(c, lse)``, the softmax-weighted mean of the example rows
     and the log-normaliser of their logits ``scale * Z u_ex``.
@@ -225,7 +230,7 @@ def step(params, model, examples, est, history=None, *, L):
     examples-only mask, or training).  Returns the next estimates ``(G, B, D)``.
     """
     D = est.shape[-1]
-    scale = 1.0 / math.sqrt(2 * D + 2)
+    scale = _logit_scale(D)
     u = _score_vector(params, est)
     u_ex, u_est = u[..., : D + 1], u[..., D + 1 :]
     V = params["W_V"][:, D + 1 : 2 * D + 1, :]  # estimate-block rows: (G, D, 2D+2)
@@ -387,6 +392,7 @@ def _train(configs, progress, dev):
     }
     row = torch.tensor([trials.index(c.trial) for c in configs])
     losses = torch.empty(c0.steps, G)
+    D, scale = c0.D, _logit_scale(c0.D)
     steps = range(c0.steps)
     if progress:
         from tqdm import tqdm
@@ -405,10 +411,8 @@ def _train(configs, progress, dev):
         idx = offsets[:, None] + (uniform * sizes[:, None]).long().clamp_max(sizes[:, None] - 1)
         target = w_pool[idx].to(dev)
         if on_cpu:  # forward and backward in one read of each task's data
-            D = c0.D
             u = _score_vector(params, est0, D + 1)
             V = params["W_V"][:, D + 1 : 2 * D + 1, : D + 1]
-            scale = 1.0 / math.sqrt(2 * D + 2)
             flat = idx.view(-1).numpy()
             fit = _kernels.train_fit(pool, flat, c0.model, u, V, est0, target, scale, c0.L)
         else:

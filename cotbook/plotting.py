@@ -112,30 +112,37 @@ def deviation_curves(axes, panels):
     return axes
 
 
+def _grid(row_name, rows, col_name, cols, grid):
+    """Validated 1-d axes and a ``(rows, cols)`` float grid of values over them."""
+    rows = _checks.array(row_name, rows, ndim=1)
+    cols = _checks.array(col_name, cols, ndim=1)
+    grid = np.asarray(grid, dtype=float)
+    if grid.shape != (rows.size, cols.size):
+        raise ValueError(f"grid must have shape {(rows.size, cols.size)}, got {grid.shape}")
+    return rows, cols, grid
+
+
+def _log_image(ax, x, y, values, shading, vmin, vmax):
+    """``values[j, i]`` at ``(x[i], y[j])`` as a heatmap with log colours and log axes."""
+    image = ax.pcolormesh(
+        x, y, values, shading=shading, cmap="viridis", norm=LogNorm(vmin=vmin, vmax=vmax)
+    )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    return image
+
+
 def phase_heatmap(ax, alphas, taus, grid, sigma2, *, vmin=1e-8, vmax=1e4):
     """Figure 1A: ``log10 E_t`` over (tau - 1, alpha) on log axes, with the tau_c(alpha) curve.
 
     ``grid[i, j]`` is ``E_t`` at ``(alphas[i], taus[j])``; colours are clipped to
     ``[vmin, vmax]`` (overthinking errors reach 1e150 and more).
     """
-    alphas = _checks.array("alphas", alphas, ndim=1)
-    taus = _checks.array("taus", taus, ndim=1)
-    grid = np.asarray(grid, dtype=float)
-    if grid.shape != (alphas.size, taus.size):
-        raise ValueError(f"grid must have shape {(alphas.size, taus.size)}, got {grid.shape}")
-    image = ax.pcolormesh(
-        taus - 1,
-        alphas,
-        np.clip(grid, vmin, vmax),
-        shading="auto",
-        cmap="viridis",
-        norm=LogNorm(vmin=vmin, vmax=vmax),
-    )
+    alphas, taus, grid = _grid("alphas", alphas, "taus", taus, grid)
+    image = _log_image(ax, taus - 1, alphas, np.clip(grid, vmin, vmax), "auto", vmin, vmax)
     critical = np.array([phases.tau_c(a, sigma2) for a in alphas])
     shown = critical - 1 <= (taus - 1).max()
     ax.plot(critical[shown] - 1, alphas[shown], "w--", lw=1.5, label=r"$\tau_c(\alpha,\sigma^2)$")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
     ax.set_xlabel(r"$\tau - 1$")
     ax.set_ylabel(r"$\alpha$")
     plt.colorbar(image, ax=ax, label=r"$\mathcal{E}_t$")
@@ -151,14 +158,8 @@ def attention_grid(ax, Ls, Ms, grid, D, *, vmin=None, vmax=None, theory=True):
     ``grid[i, j]`` is the error at ``(Ls[i], Ms[j])``.  With ``theory``, the simplified model's
     ``tau_c(alpha, 0)`` mapped to ``M = D tau_c(L / D)`` is drawn where it lies on the plot.
     """
-    Ls = _checks.array("Ls", Ls, ndim=1)
-    Ms = _checks.array("Ms", Ms, ndim=1)
-    grid = np.asarray(grid, dtype=float)
-    if grid.shape != (Ls.size, Ms.size):
-        raise ValueError(f"grid must have shape {(Ls.size, Ms.size)}, got {grid.shape}")
-    image = ax.pcolormesh(
-        Ls, Ms, grid.T, shading="nearest", cmap="viridis", norm=LogNorm(vmin=vmin, vmax=vmax)
-    )
+    Ls, Ms, grid = _grid("Ls", Ls, "Ms", Ms, grid)
+    image = _log_image(ax, Ls, Ms, grid.T, "nearest", vmin, vmax)
     if theory:
         fine = np.geomspace(Ls.min(), Ls.max(), 200)
         boundary = np.array([D * phases.tau_c(L / D, 0.0) for L in fine])
@@ -166,8 +167,6 @@ def attention_grid(ax, Ls, Ms, grid, D, *, vmin=None, vmax=None, theory=True):
         ax.plot(fine[shown], boundary[shown], "w--", lw=1.5, label=r"$M = D\,\tau_c(L/D)$")
         ax.axvline(D, color="w", lw=0.8, ls=":")
         ax.legend(fontsize=7, loc="lower left")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
     ax.set_xlabel("context length $L$")
     ax.set_ylabel("training tasks $M$")
     plt.colorbar(image, ax=ax)
