@@ -68,6 +68,11 @@ __all__ = [
 RTOL_DEFAULT = 1e-10
 TINY = 1e-300
 _U = np.finfo(float).eps / 2  # unit roundoff of float64
+# float64 Lagrange (``_lagrange_float``): smallest stored (normalised) entry that the entries a
+# depth reads may reach at their largest; below it they were flushed or underflow relative to the
+# normalisation.  Above it, entries flushed at < 2e-300 perturb E_t by < 1e-199 relative, and the
+# stored quadratic form (~ entry^2) stays far above the float64 underflow threshold.
+_W_STORED_MIN = 1e-100
 _METHODS = ("auto", "recursion", "lagrange", "lagrange_mp")
 # extended precision tier only if long double really is wider than double on this platform
 _HAVE_LONGDOUBLE = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps / 100
@@ -316,6 +321,7 @@ def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
     logs = lmax  # true v = exp(logs) * stored v
     E = np.empty(T + 1)
     EA = np.empty(T + 1)
+    tiny_window = np.zeros(T + 1, dtype=bool)
     block = 512
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         for t0 in range(0, T + 1, block):
@@ -334,12 +340,23 @@ def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
                     logs += math.log(mx)
                 nv[np.abs(nv) < flush] = 0.0
                 v = nv
+            # The stored vector is normalised by its maximum over *all* T + 1 entries, but depth
+            # t only reads entries 0..t.  When those are tiny relative to the maximum (q > 1 and
+            # t << T) they were flushed or underflow, and E (and EA) come out as 0 or inexact
+            # although E_t > 0: such depths are redone below with a shorter vector.
+            tiny_window[t0:t1] = ~(np.max(np.abs(W), axis=0) >= _W_STORED_MIN)
             e = np.einsum("ij,ij->j", W, Q @ W)
             E[t0:t1] = np.where(e == 0, 0.0, e * np.exp(2 * L))
             if want_bound:
                 Wa = np.abs(W)
                 ea = np.einsum("ij,ij->j", Wa, Qa @ Wa)
                 EA[t0:t1] = np.where(ea == 0, 0.0, ea * np.exp(2 * L))
+    redo = np.nonzero(tiny_window)[0]
+    if redo.size and redo[-1] < T:
+        # depths 0..T' (T' < T) need only the first T' + 1 entries: a shorter vector normalised
+        # over those entries (recursively, until no depth read a flushed window)
+        E2, bound2 = _lagrange_float(alpha, tau, sigma2, int(redo[-1]), rho, want_bound)
+        E[redo] = E2[redo]
     if not want_bound:
         return E, None
     t = np.arange(T + 1)
@@ -350,6 +367,8 @@ def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
     kk = 10 * T + 10 * t + 10
     with np.errstate(over="ignore", invalid="ignore"):
         bound = kk * _U * EA / (1 - kk * _U) + 1e-290 * EA
+    if redo.size:
+        bound[redo] = bound2[redo] if redo[-1] < T else np.inf
     return E, bound
 
 
