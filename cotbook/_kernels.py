@@ -132,7 +132,9 @@ class _TrainFit(torch.autograd.Function):
         _threads(G * B)
         Vn = V.detach().contiguous().numpy()
         f = flat[0].dtype.type
-        _train_fit(pool, idx, softmax, flat[0], Vn, flat[1], flat[2], B, f(scale), f(1 / L), r, c, gu)
+        _train_fit(
+            pool, idx, softmax, flat[0], Vn, flat[1], flat[2], B, f(scale), f(1 / L), r, c, gu
+        )
         r, c, gu = (torch.from_numpy(x).view(G, B, -1) for x in (r, c, gu))
         ctx.save_for_backward(r, c, gu)
         return (r**2).sum(-1).mean(-1)

@@ -437,6 +437,11 @@ def train_literal(config: Config):
     :func:`train` (stacking axis of 1).
     """
     c = _check_group([config])[0]
+    with _flush_denormals():  # as in train: the comparison measures the algorithms only
+        return _train_literal(c)
+
+
+def _train_literal(c):
     Z, w = sample_tasks(c.M, c.D, c.L, c.sigma2, config_seeds(c)["data"])
     params = {k: v[0].clone().requires_grad_() for k, v in init_params(c).items()}
     opt = _adam(params.values(), c.lr)

@@ -18,6 +18,8 @@ from . import finite_size, phases, pretrain, results, simulate, tasks, theory
 from ._checks import nonneg_int, positive, positive_int
 
 __all__ = [
+    "ATTENTION_RESULT",
+    "ATTENTION_SETTINGS",
     "attention_benchmark",
     "theory_benchmark",
     "simulate_benchmark",
@@ -173,14 +175,20 @@ print(time.perf_counter() - start)
 """
 
 
+ATTENTION_RESULT = "attention_benchmark"
+ATTENTION_SETTINGS = {"L": 100, "M": 100, "steps": 3000}  # the issue's benchmark configuration
+
+
 def attention_benchmark(L=100, M=100, steps=3000) -> dict:
     """One configuration (paper settings, ``L``, ``M``, ``steps``) trained by
     :func:`cotbook.attention.train` and by the literal baseline
     :func:`cotbook.attention.train_literal` in a process of its own, for both models, side by
     side in one run: ``<model>_fast_s``, ``<model>_literal_s`` and ``<model>_speedup``.
-    Both use torch's default number of threads."""
+    Both use torch's default number of threads and flush denormals (without that the literal
+    baseline slows down several-fold as penalty-only entries decay)."""
     from . import attention
 
+    L, M, steps = (positive_int(k, v) for k, v in (("L", L), ("M", M), ("steps", steps)))
     out = {}
     for model in attention.MODELS:
         config = attention.Config(model=model, L=L, M=M, steps=steps)

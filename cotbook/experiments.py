@@ -35,6 +35,7 @@ __all__ = [
     "best_depth",
     "claims",
     "regime_of_curve",
+    "run_costs",
 ]
 
 GRID_RESULT = "attention_grid"
@@ -377,3 +378,33 @@ def sensitivity_table(config, data, model, t=20):
         "regime examples",
     ]
     return headers, rows
+
+
+def run_costs():
+    """What the saved paper-scale runs cost: ``(headers, rows)`` for :func:`cotbook.report.table`,
+    one row per saved record -- the grid and the sensitivity study (wall-clock seconds of
+    training and evaluation, all groups) and ``python -m cotbook bench attention`` (one
+    configuration, fast and literal, per model) -- with the code version that wrote it.
+    Records not saved are left out."""
+    from . import bench
+
+    rows = []
+    for name, what in ((GRID_RESULT, "Figure 2 grid"), (SENSITIVITY_RESULT, "sensitivity study")):
+        record = results.load(name)
+        if record is not None:
+            total = record["timings_s"].get("total", sum(record["timings_s"].values()))
+            rows.append([what, "all groups", f"{total / 60:.1f} min", record["code_version"]])
+    record = results.load(bench.ATTENTION_RESULT)
+    if record is not None:
+        cfg, d = record["config"], record["data"]
+        for model in attention.MODELS:
+            rows.append(
+                [
+                    f"one {model} run (L = {cfg['L']}, M = {cfg['M']}, {cfg['steps']} steps)",
+                    "fast / literal",
+                    f"{d[f'{model}_fast_s']:.1f} s / {d[f'{model}_literal_s']:.1f} s "
+                    f"= {d[f'{model}_speedup']:.1f}x",
+                    record["code_version"],
+                ]
+            )
+    return ["run", "measured", "time", "written by"], rows

@@ -52,11 +52,12 @@ def block_report(W, V, D):
     - ``c``: the scale of ``W_13`` (``tr W_13 / D``) and ``W_13_offdiag``: ``||W_13 - c I|| /
       ||W_13||`` (0 for an exact multiple of the identity);
     - ``W_24_over_c``: the marker entry relative to ``c`` (the theory has ``-1``);
-    - ``A_eff = -c V_31`` (returned as a matrix): the learned counterpart of the theory's ``A`` when the other blocks
-      vanish.  The update is then ``-(1/L) A_eff sum_l x_l (x_l . w_hat - y_l)``, the paper's
-      ``-(D/L) A sum_l ...`` rewritten for features of variance 1 instead of ``1/D`` (which is
-      what the factor ``D`` in ``V_31 = -D A`` compensates), so a one-step-optimal layer at
-      large ``L`` has ``A_eff ~ I``.  ``A_eff_identity = tr A_eff / D``; ``A_eff_offdiag`` as
+    - ``A_eff = -c V_31`` (returned as a matrix): the learned counterpart of the theory's ``A``
+      when the other blocks vanish.  The update is then
+      ``-(1/L) A_eff sum_l x_l (x_l . w_hat - y_l)``, the paper's ``-(D/L) A sum_l ...``
+      rewritten for features of variance 1 instead of ``1/D`` (which is what the factor ``D``
+      in ``V_31 = -D A`` compensates), so a one-step-optimal layer at large ``L`` has
+      ``A_eff ~ I``.  ``A_eff_identity = tr A_eff / D``; ``A_eff_offdiag`` as
       for ``W_13``.
     """
     W = _checks.array("W", W, ndim=2)

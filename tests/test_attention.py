@@ -130,8 +130,10 @@ def test_stacked_evaluation_equals_evaluating_each_alone(model):
     over all of them) give each one's curves as evaluated alone, under both masks."""
     c = at.Config(model=model, L=6, M=5, D=4, init_scale=0.3)
     gen = torch.Generator().manual_seed(3)
-    p = {k: v.expand(3, -1, -1) + 0.2 * torch.randn(3, *v.shape[1:], generator=gen)
-         for k, v in at.init_params(c).items()}
+    p = {
+        k: v.expand(3, -1, -1) + 0.2 * torch.randn(3, *v.shape[1:], generator=gen)
+        for k, v in at.init_params(c).items()
+    }
     stacked = at.evaluate_stack(c, p, 4, tasks=64, chunk=24)
     for g in range(3):
         alone = at.evaluate(c, {k: v[g] for k, v in p.items()}, 4, tasks=64)
@@ -172,7 +174,7 @@ def test_fused_training_objective_equals_the_layer_and_its_gradient(model):
     assert torch.allclose(got, want, rtol=1e-12, atol=0)
     g_got = torch.autograd.grad(got.sum(), args)
     g_want = torch.autograd.grad(want.sum(), args)
-    for a, b in zip(g_got, g_want):
+    for a, b in zip(g_got, g_want, strict=True):
         assert torch.max(torch.abs(a - b)) < 1e-12 * max(1.0, float(torch.max(torch.abs(b))))
         assert torch.max(torch.abs(b)) > 1e-3  # the comparison is not between zeros
     assert torch.autograd.gradcheck(fused, args)

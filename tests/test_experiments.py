@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from cotbook import attention, experiments
+from cotbook import attention, experiments, results
 
 
 def test_regime_of_curve():
@@ -126,3 +126,15 @@ def test_saved_grid_configuration_is_regenerated_from_its_seed():
     again = attention.evaluate(config, params, cfg["t_max"], masks=("history",))["history"]
     saved = np.asarray(record["data"]["E"]["linear"]["history"][i][j][0])
     np.testing.assert_allclose(again, saved, rtol=1e-3)
+
+
+def test_run_costs_reads_the_saved_records():
+    headers, rows = experiments.run_costs()
+    assert headers == ["run", "measured", "time", "written by"]
+    record = results.load(experiments.GRID_RESULT)
+    if record is None:
+        assert all(r[0] != "Figure 2 grid" for r in rows)
+    else:
+        row = next(r for r in rows if r[0] == "Figure 2 grid")
+        assert row[2] == f"{record['timings_s']['total'] / 60:.1f} min"
+        assert row[3] == record["code_version"]
