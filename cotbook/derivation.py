@@ -588,7 +588,7 @@ def _torus_coefficients(alpha, tau, sigma2, lam, r, n):
     return np.fft.fft2(Bxy) / (n * n)
 
 
-def error_curve(alpha, tau, sigma2, t_max, lam, *, n=512, radius=None, rtol=1e-8, atol=1e-12):
+def error_curve(alpha, tau, sigma2, t_max, lam, *, n=None, radius=None, rtol=1e-8, atol=1e-12):
     """``E_0 .. E_{t_max}`` in the limit, for any ``lam >= 0``, from the closed system (App. C.9).
 
     ``E_t = [x^t y^t] B(x, y)`` with ``B = m13(u(x), v(y)) / ((1-x)(1-y))`` and
@@ -596,14 +596,17 @@ def error_curve(alpha, tau, sigma2, t_max, lam, *, n=512, radius=None, rtol=1e-8
     ``(I - u(x) A S)^{-1} / (1 - x)``, so B generates the mixed moments of the CoT error
     (App. C.2, Eq. generalization_from_F, with the change of variables of App. D).  The diagonal
     coefficients are read off a 2-D FFT of B on the torus ``|x| = |y| = r`` (``n`` points per
-    circle).  Unless ``radius`` is given, ``r`` is the largest of ``0.95 * 0.9^k`` for which the
-    continuation converges on the whole circle and the curve agrees with the one at ``0.9 r`` to
+    circle, default the larger of 512 and the power of two >= ``2 t_max + 8``).  Unless
+    ``radius`` is given, ``r`` is the largest of ``0.95 * 0.9^k`` for which the continuation
+    converges on the whole circle and the curve agrees with the one at ``0.9 r`` to
     ``rtol |E_t| + atol`` -- a torus that crossed a singularity of B gives a different contour
     integral.  The accuracy is absolute (about ``atol``, relative to ``E_0 = 1``): depths where
     ``E_t`` is below ~1e-9 are not resolved to many digits.  Returns ``(E, r)``.
     """
     alpha, tau, sigma2, lam = _params(alpha, tau, sigma2, lam)
     t_max = _checks.nonneg_int("t_max", t_max)
+    if n is None:
+        n = max(512, 1 << (2 * t_max + 8 - 1).bit_length())
     n = _checks.positive_int("n", n)
     if n < 2 * t_max + 8:
         raise ValueError(f"n must be >= 2 t_max + 8 = {2 * t_max + 8}, got {n}")

@@ -161,6 +161,29 @@ def test_error_curve_lambda0_matches_closed_form(alpha, tau, sigma2):
     np.testing.assert_allclose(E, ref, rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.parametrize(
+    "alpha,tau,lam", [(2.0, 3.0, 0.1), (2.0, 3.0, 1.0), (2.0, 0.5, 0.1), (0.5, 0.5, 1.0)]
+)
+def test_lambda_theory_matches_simulation_at_D800(alpha, tau, lam):
+    """Issue 7's acceptance test: within 3% for t <= 5 at D = 800 (also tau < 1)."""
+    sim, sem, _ = simulate.error_curve(alpha, tau, 0.01, lam, 800, 5, trials=3, test_designs=1)
+    E = theory.error_curve(alpha, tau, 0.01, 5, lam=lam)
+    assert np.all(np.abs(sim - E) <= 0.03 * E)
+    assert E[0] == pytest.approx(1.0, abs=1e-10)
+
+
+def test_theory_lam_keyword():
+    ref = theory.error_curve(2.0, 3.0, 0.01, 20)
+    np.testing.assert_array_equal(theory.error_curve(2.0, 3.0, 0.01, 20, lam=0.0), ref)
+    small = theory.error_curve(2.0, 3.0, 0.01, 20, lam=1e-6)
+    np.testing.assert_allclose(small, ref, rtol=1e-4)
+    assert np.max(np.abs(small - ref) / ref) > 1e-9  # lam > 0 really goes the other way
+    with pytest.raises(ValueError, match="method must be 'auto' when lam > 0"):
+        theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, method="recursion")
+    with pytest.raises(ValueError, match="tau must be a finite number > 1"):
+        theory.error_curve(2.0, 0.5, 0.01, 5)
+
+
 def test_validation():
     with pytest.raises(ValueError, match="tau must be > 1 when lam = 0"):
         dv.closed_system(U, V, 2.0, 0.5, 0.01, 0.0)
