@@ -56,6 +56,11 @@ __all__ = [
     "explicit_solution",
     "error_curve",
     "M_NAMES",
+    "FAMILIES",
+    "cavity_scaling",
+    "fit_order",
+    "optimal_depth",
+    "depth_map",
 ]
 
 M_NAMES = ("m11", "m12", "m21", "m22", "m33", "m34", "m43", "m44", "m13", "m14", "m23", "m24")
@@ -635,3 +640,66 @@ def error_curve(alpha, tau, sigma2, t_max, lam, *, n=None, radius=None, rtol=1e-
             return previous[1], previous[0]
         previous = (r, E)
     raise ArithmeticError("error_curve: no torus radius gave a stable contour integral")
+
+
+# --------------------------------------------------------------------------------------------
+# studies used by the chapter
+# --------------------------------------------------------------------------------------------
+FAMILIES = {"s": _S_NAMES, "b": _B_NAMES, "beta": _BETA_NAMES, "c": _C_NAMES}
+"""The four families of cavity relations (App. C.5 - C.8)."""
+
+
+def cavity_scaling(dims, seeds, alpha, tau, sigma2, lam, u, v) -> dict:
+    """Root-mean-square cavity residual of each family in :data:`FAMILIES` against ``D``.
+
+    ``dims`` and ``seeds`` have the same length: ``seeds[i]`` independent realisations at
+    ``dims[i]`` (seeded ``default_rng(1000 * D + k)``).  Returns ``{family: array over dims}``.
+    """
+    if len(dims) != len(seeds) or not len(dims):
+        raise ValueError("dims and seeds must be non-empty and of the same length")
+    out = {f: np.empty(len(dims)) for f in FAMILIES}
+    for i, (D, n_seeds) in enumerate(zip(dims, seeds, strict=True)):
+        n_seeds = _checks.positive_int("seeds", n_seeds)
+        sq = {f: [] for f in FAMILIES}
+        for k in range(n_seeds):
+            prob = sample_problem(D, alpha, tau, sigma2, lam, np.random.default_rng(1000 * D + k))
+            op = order_parameters(prob, resolvent_blocks(prob, u, v))
+            res = cavity_residuals(prob, op, u, v)
+            for f, names in FAMILIES.items():
+                sq[f].extend(res[name] ** 2 for name in names)
+        for f in FAMILIES:
+            out[f][i] = math.sqrt(float(np.mean(sq[f])))
+    return out
+
+
+def fit_order(dims, values) -> float:
+    """Least-squares slope of ``log(values)`` against ``log(dims)``: the residual is O(D^slope)."""
+    x = np.log(_checks.array("dims", dims, ndim=1))
+    y = np.log(_checks.array("values", values, ndim=1))
+    if x.shape != y.shape or x.size < 2:
+        raise ValueError("dims and values must have the same length >= 2")
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def optimal_depth(E) -> int:
+    """``argmin_t E_t`` over the computed depths (the first one on ties)."""
+    E = _checks.array("E", E, ndim=1)
+    return int(np.argmin(E))
+
+
+def depth_map(alpha, sigma2, taus, lams, t_max) -> dict:
+    """For each ``lam``: the optimal depth ``t*(tau)`` (capped at ``t_max``) and ``E_{t*}``.
+
+    An interior minimum (``t* < t_max``) means overthinking within the horizon: E_t rises again.
+    Returns ``{lam: {"t_star": int array, "E_star": array, "E_end": array}}`` over ``taus``.
+    """
+    out = {}
+    for lam in lams:
+        ts, es, ee = [], [], []
+        for tau in taus:
+            E, _ = error_curve(alpha, tau, sigma2, t_max, lam)
+            ts.append(optimal_depth(E))
+            es.append(E[ts[-1]])
+            ee.append(E[-1])
+        out[lam] = {"t_star": np.array(ts), "E_star": np.array(es), "E_end": np.array(ee)}
+    return out
