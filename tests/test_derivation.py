@@ -197,3 +197,16 @@ def test_validation():
         )
     with pytest.raises(ValueError, match="u and v must be nonzero"):
         dv.explicit_solution(0.0, V, 2.0, 3.0, 0.01)
+
+
+def test_study_helpers():
+    assert dv.fit_order([100, 200, 400], [1e-2, 5e-3, 2.5e-3]) == pytest.approx(-1.0, abs=1e-12)
+    assert dv.optimal_depth([1.0, 0.5, 0.7]) == 1
+    scaling = dv.cavity_scaling((60, 120), (1, 1), 2.0, 3.0, 0.01, 0.1, U, V)
+    assert set(scaling) == set(dv.FAMILIES) and all(np.all(v < 0.05) for v in scaling.values())
+    with pytest.raises(ValueError, match="dims and seeds"):
+        dv.cavity_scaling((60,), (1, 2), 2.0, 3.0, 0.01, 0.1, U, V)
+    dmap = dv.depth_map(2.0, 0.01, [2.0], [0.0], 20)
+    E = theory.error_curve(2.0, 2.0, 0.01, 20)
+    assert dmap[0.0]["t_star"][0] == int(np.argmin(E))
+    assert dmap[0.0]["E_star"][0] == pytest.approx(E.min(), rel=1e-9)
