@@ -1,4 +1,5 @@
-"""Theory engine for the ridgeless case lambda = 0: the error curve E_t of Result 1.
+"""Theory engine: the error curve E_t of Result 1 (closed form for lambda = 0; lambda > 0 via
+:mod:`cotbook.derivation`).
 
 Notation follows the paper: ``alpha = L/D``, ``tau = M/D``, ``sigma2`` = noise *variance*
 sigma^2, ``t`` = CoT depth, ``c = 1 + (1 + sigma2)/alpha`` and
@@ -423,8 +424,15 @@ def _to_float(x):
 # --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
-def error_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=RTOL_DEFAULT):
-    """E_0, ..., E_{t_max} of Result 1 (lambda = 0) as a float64 array of length t_max + 1.
+def error_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=RTOL_DEFAULT, lam=0.0):
+    """E_0, ..., E_{t_max} of Result 1 as a float64 array of length t_max + 1.
+
+    ``lam = 0`` (default): the closed form of Result 1, evaluated as described below.
+    ``lam > 0``: the closed order-parameter system of Appendix C.9, solved numerically by
+    :func:`cotbook.derivation.error_curve` (u- and v-sector by Newton continuation, the mixed
+    sector as a linear system, E_t from a 2-D FFT of the generating function); there ``tau > 0``
+    (also ``tau <= 1``), only ``method="auto"`` is accepted, ``dps`` and ``rtol`` are not used,
+    and the accuracy is absolute, about 1e-10 (relative to E_0 = 1).
 
     Parameters
     ----------
@@ -439,6 +447,13 @@ def error_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=RTOL
     ``lagrange`` (plain float64) is accurate to ~1e-13 wherever the quadratic form is well
     conditioned, which includes every point tested for t <= 80; use ``auto`` for a guarantee.
     """
+    lam = nonnegative("lam", lam)
+    if lam > 0:
+        from . import derivation
+
+        if method != "auto":
+            raise ValueError(f"method must be 'auto' when lam > 0, got {method!r}")
+        return derivation.error_curve(alpha, tau, sigma2, t_max, lam)[0]
     alpha, tau, sigma2 = _params(alpha, tau, sigma2)
     t_max = nonneg_int("t_max", t_max)
     if method not in _METHODS:
