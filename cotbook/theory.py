@@ -312,22 +312,140 @@ def _ext_powers(q, n):
     return m, e
 
 
+class _RPhi:
+    """v_t = R~ phi~^t (coefficients 0..T), as P + (1 - alpha) N with
+    P = [1, q] * phi~^t and N = [0, 0, q^2, q^3, ...] * phi~^t; both have nonnegative terms only.
+
+    Two representations, both exact up to the usual few roundings per operation *relative to
+    each entry itself* (no entry is ever lost to underflow or flushing):
+
+    * fast: one array per row scaled by a power of two, used while every structurally nonzero
+      entry is >= 2^-800 of its row's maximum (then no product or sum in a step can underflow:
+      the phi~ coefficients are checked to lie in [2^-100, 2^100]);
+    * per-entry: a mantissa in [0.5, 1) and an integer exponent for each entry, once the entries
+      span more than that (q = rho/alpha > 1 and T in the thousands: the entries that depth t
+      reads are then 10^-140 .. 10^-500 of the largest, which only later depths read).
+    """
+
+    SENT = -(1 << 40)  # exponent of a zero entry (per-entry representation)
+    FAST_MIN = 2.0**-800
+    DROP = 2.0**-960  # window entries below this (relative to the window scale) are dropped
+
+    def __init__(self, q, ph, n):
+        self.n = n
+        self.ph = ph
+        self.pm = [math.frexp(p) for p in ph]  # ph_i = pm_i[0] * 2**pm_i[1]; ph0, ph2 > 0
+        M = np.zeros((2, n))
+        X = np.full((2, n), self.SENT, dtype=np.int64)
+        M[0, 0], X[0, 0] = 0.5, 1
+        if n >= 2:
+            M[0, 1], X[0, 1] = math.frexp(q)
+        if n >= 3:
+            mq, xq = _ext_powers(q, n)
+            M[1, 2:], X[1, 2:] = mq[2:], xq[2:]
+        self.M, self.X = M, X
+        self.steps = 0
+        nz = [p for p in ph if p != 0.0]
+        self.fast = min(nz) >= 2.0**-100 and max(nz) <= 2.0**100 and self._to_fast()
+
+    def _to_fast(self):
+        V = np.zeros((2, self.n))
+        sc = np.zeros(2, dtype=np.int64)
+        for r in (0, 1):
+            nz = self.M[r] != 0.0
+            if not nz.any():
+                continue
+            xr = self.X[r][nz]
+            top = int(xr.max())
+            if int(xr.min()) < top - 799:
+                return False
+            V[r] = self.M[r] * _pow2(self.X[r] - top)
+            sc[r] = top
+        self.V, self.sc = V, sc
+        return True
+
+    def _to_ext(self):
+        M, de = np.frexp(self.V)
+        X = de.astype(np.int64) + self.sc[:, None]
+        X[M == 0.0] = self.SENT
+        self.M, self.X = M, X
+        self.fast = False
+
+    def step(self):
+        """v <- phi~ v (coefficients 0..T)."""
+        ph, pm = self.ph, self.pm
+        self.steps += 1
+        if self.fast:
+            V = self.V
+            S = ph[0] * V
+            if ph[1] != 0.0:
+                S[:, 1:] += ph[1] * V[:, :-1]
+            S[:, 2:] += ph[2] * V[:, :-2]
+            mx = S.max(axis=1)
+            for r in (0, 1):
+                if mx[r] > 0.0:
+                    e = math.frexp(mx[r])[1]
+                    S[r] *= math.ldexp(1.0, -e)
+                    self.sc[r] += e
+            self.V = S
+            kp = min(self.n, 2 * self.steps + 2)  # P_k > 0 exactly for k <= 2 steps + 1
+            if S[0, :kp].min() < self.FAST_MIN or (self.n > 2 and S[1, 2:].min() < self.FAST_MIN):
+                self._to_ext()
+            return
+        X, M = self.X, self.M
+        te0 = X + pm[0][1]
+        emax = te0.copy()
+        if ph[1] != 0.0:
+            te1 = X[:, :-1] + pm[1][1]
+            np.maximum(emax[:, 1:], te1, out=emax[:, 1:])
+        te2 = X[:, :-2] + pm[2][1]
+        np.maximum(emax[:, 2:], te2, out=emax[:, 2:])
+        S = (pm[0][0] * M) * _pow2(te0 - emax)
+        if ph[1] != 0.0:
+            S[:, 1:] += (pm[1][0] * M[:, :-1]) * _pow2(te1 - emax[:, 1:])
+        S[:, 2:] += (pm[2][0] * M[:, :-2]) * _pow2(te2 - emax[:, 2:])
+        M, de = np.frexp(S)
+        X = emax + de
+        X[M == 0.0] = self.SENT
+        self.M, self.X = M, X
+
+    def window(self, t):
+        """(p, nn, ew): P_{t-m}, N_{t-m} (m = 0..t) times 2^-ew, ew an integer such that the
+        window's largest entry is in [0.5, 1); entries below DROP are set to 0."""
+        if self.fast:
+            segs = [self.V[r, t::-1] for r in (0, 1)]
+            tops = [s.max() for s in segs]
+            ex = [int(self.sc[r]) + math.frexp(tops[r])[1] for r in (0, 1) if tops[r] > 0.0]
+            ew = max(ex)
+            out = []
+            for r in (0, 1):
+                if tops[r] > 0.0 and int(self.sc[r]) - ew >= -2000:
+                    x = segs[r] * math.ldexp(1.0, int(self.sc[r]) - ew)
+                    x[x < self.DROP] = 0.0
+                else:
+                    x = np.zeros(t + 1)
+                out.append(x)
+            return out[0], out[1], ew
+        ew = int(self.X[:, : t + 1].max())
+        p = self.M[0, t::-1] * _pow2(self.X[0, t::-1] - ew)
+        nn = self.M[1, t::-1] * _pow2(self.X[1, t::-1] - ew)
+        return p, nn, ew
+
+
 def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
     """float64 E_0..E_T and an a-priori rounding-error bound for each depth.
 
     Lagrange-Buermann form of Result 1 (Appendix "Numerical evaluation of the theoretical
     prediction" evaluates the same E_t by its b_{m,n} recursion; derivation in
     ``book/numerics.md``).  Scaling a -> rho a (exact for any rho > 0) with rho = |a_-| keeps Q
-    bounded.  The vectors v_t = R~ phi~^t (truncated to degree T) are carried as
-    P = [1, q] * phi~^t and N = [0, 0, q^2, q^3, ...] * phi~^t (v = P + (1 - alpha) N, and
-    P + |1 - alpha| N bounds the absolute values of all terms) in floating point with one
-    integer exponent *per entry*.  Both recurrences have nonnegative terms only, so every entry
-    is known to a few roundings per step relative to itself, however small it is compared with
-    the other entries (the entries that depth t reads, indices <= t, can be 10^-500 of the
-    largest when q = rho/alpha > 1: a vector normalised by one common scale loses them to
-    underflow or flushing, and that lost mass returns at later depths).  Depth t then
-    normalises its window (entries 0..t) by an exact power of two, so the scale of E_t carries
-    no rounding either.
+    bounded.  The vectors v_t = R~ phi~^t (truncated to degree T) are carried by :class:`_RPhi`
+    as P + (1 - alpha) N, two recurrences with nonnegative terms, so every entry is known to a
+    few roundings per step relative to itself, however small it is compared with the other
+    entries (the entries that depth t reads, indices <= t, can be 10^-500 of the largest when
+    q = rho/alpha > 1: a vector normalised by one common scale loses them to underflow or
+    flushing, and that lost mass returns at later depths).  Depth t normalises its window
+    (entries 0..t) by an exact power of two, so the scale of E_t carries no rounding either
+    (a running natural log of the scale, ~1300 at T = 2000, would cost ~T ulps of it).
     """
     T = t_max
     rho = negative_singular_root(alpha, tau, sigma2) if rho is None else rho
@@ -342,18 +460,8 @@ def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
     if Qa is not None:
         Qa[Qa < fq] = 0.0
     n = T + 1
-    SENT = -(1 << 40)  # exponent of a zero entry
-    # rows: P (R~ = 1 + q a), N (R~ tail q^k, k >= 2); mantissas in [0.5, 1) or 0
-    M = np.zeros((2, n))
-    X = np.full((2, n), SENT, dtype=np.int64)
-    M[0, 0], X[0, 0] = 0.5, 1
-    if T >= 1:
-        M[0, 1], X[0, 1] = math.frexp(q)
-    if T >= 2:
-        mq, xq = _ext_powers(q, n)
-        M[1, 2:], X[1, 2:] = mq[2:], xq[2:]
-    pm = [math.frexp(p) for p in ph]  # ph_i = pm_i[0] * 2**pm_i[1]; ph0, ph2 > 0
-    F = (1.0 + abs(c1)) * 2.0**-960  # |dropped window entry| < F (window units)
+    vec = _RPhi(q, ph, n)
+    F = (1.0 + abs(c1)) * _RPhi.DROP  # |dropped window entry| < F (window units)
     E = np.empty(n)
     EA = np.empty(n)  # sum |w| |Q| |w|
     EV = np.empty(n)  # sum wa |Q| |w|, wa = P + |1 - alpha| N >= |w|
@@ -377,31 +485,13 @@ def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
             Wa = np.zeros((t1, t1 - t0)) if want_bound else None
             L = np.empty(t1 - t0, dtype=np.int64)
             for j, t in enumerate(range(t0, t1)):
-                xw = X[:, : t + 1]
-                ew = int(xw.max())
-                p = M[0, t::-1] * _pow2(X[0, t::-1] - ew)
-                nn = M[1, t::-1] * _pow2(X[1, t::-1] - ew)
+                p, nn, ew = vec.window(t)
                 W[: t + 1, j] = p + c1 * nn
                 if want_bound:
                     Wa[: t + 1, j] = p + abs(c1) * nn
                 L[j] = ew
-                if t == T:
-                    break
-                # one step v <- phi~ v in per-entry floating point (all terms >= 0)
-                te0 = X + pm[0][1]
-                emax = te0.copy()
-                if ph[1] != 0.0:
-                    te1 = X[:, :-1] + pm[1][1]
-                    np.maximum(emax[:, 1:], te1, out=emax[:, 1:])
-                te2 = X[:, :-2] + pm[2][1]
-                np.maximum(emax[:, 2:], te2, out=emax[:, 2:])
-                S = (pm[0][0] * M) * _pow2(te0 - emax)
-                if ph[1] != 0.0:
-                    S[:, 1:] += (pm[1][0] * M[:, :-1]) * _pow2(te1 - emax[:, 1:])
-                S[:, 2:] += (pm[2][0] * M[:, :-2]) * _pow2(te2 - emax[:, 2:])
-                M, de = np.frexp(S)
-                X = emax + de
-                X[M == 0.0] = SENT
+                if t < T:
+                    vec.step()
             QW = Q[:t1, :t1] @ W
             e = np.einsum("ij,ij->j", W, QW)
             E[t0:t1] = np.ldexp(e, 2 * L)

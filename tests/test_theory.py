@@ -271,3 +271,26 @@ def test_long_curve_against_lagrange_mp():
     r = float(theory._lagrange_mp(*p, t, 30, depths=[t])[t])
     assert abs(E[t] - r) <= 3 * RTOL * r
     assert abs(Ef[t] - r) <= bound[t]
+
+
+def test_rphi_representations_agree():
+    # R~ phi~^t in one scale per row (fast) and with one exponent per entry: same values
+    a, tau, s = 0.2, 10 * phases.tau_c(0.2, 0.01), 0.01
+    rho = theory.negative_singular_root(a, tau, s)
+    _, _, ph, q, _ = theory._lagrange_coeffs_rounded(a, tau, s, rho)
+    fast, ext = theory._RPhi(q, ph, 151), theory._RPhi(q, ph, 151)
+    assert fast.fast
+    ext._to_ext()
+    for t in range(151):
+        pf, nf, ef = fast.window(t)
+        pe, ne, ee = ext.window(t)
+        assert ef == ee
+        np.testing.assert_allclose(pf, pe, rtol=1e-13, atol=0)
+        np.testing.assert_allclose(nf, ne, rtol=1e-13, atol=0)
+        fast.step()
+        ext.step()
+    # with T = 2000 the entries span far more than 2^800: per-entry exponents
+    long = theory._RPhi(q, ph, 2001)
+    for _ in range(2000):
+        long.step()
+    assert not long.fast
