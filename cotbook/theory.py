@@ -25,10 +25,13 @@ rounding errors are controlled):
     1/D is a *rational* function whose coefficients Q_{n,m} = [a^m b^n] alpha/D obey a
     three-term recurrence, so E_t = w_t^T Q w_t is a finite quadratic form (O(t^2) per depth,
     O(T^3) for the whole curve, a single BLAS-3 product).  ``lagrange`` runs it in float64 with a
-    running (a-priori) error bound; ``lagrange_mp`` runs the same sums in mpmath.
+    running (a-priori) error bound; ``lagrange_mp`` runs the same sums in mpmath.  In float64 the
+    vectors w_t carry one binary exponent per entry (their entries span far more than the
+    float64 range at depths in the thousands), so no entry is lost to underflow and the bound
+    covers every operation actually performed.
 
 ``method="auto"`` (default)
-    float64 Lagrange plus its a-priori (worst-case, first-order) error bound; every depth whose
+    float64 Lagrange plus its a-priori (worst-case) rounding-error bound; every depth whose
     bound exceeds ``rtol * max(|E_t|, tiny)`` (or whose float64 evaluation overflowed) is first
     recomputed in x87 extended precision (long double, where available and cheap) and, if that
     still fails, with ``lagrange_mp`` at a precision chosen from the bound, and that value is
@@ -69,11 +72,9 @@ __all__ = [
 RTOL_DEFAULT = 1e-10
 TINY = 1e-300
 _U = np.finfo(float).eps / 2  # unit roundoff of float64
-# float64 Lagrange (``_lagrange_float``): smallest stored (normalised) entry that the entries a
-# depth reads may reach at their largest; below it they were flushed or underflow relative to the
-# normalisation.  Above it, entries flushed at < 2e-300 perturb E_t by < 1e-199 relative, and the
-# stored quadratic form (~ entry^2) stays far above the float64 underflow threshold.
-_W_STORED_MIN = 1e-100
+# float64 Lagrange (``_lagrange_float``): entries of Q below this are flushed to zero (avoids
+# denormal arithmetic in the BLAS product); the bound accounts for them (fq (sum |w|)^2).
+_Q_FLUSH = np.finfo(float).tiny * 1e8
 _METHODS = ("auto", "recursion", "lagrange", "lagrange_mp")
 # extended precision tier only if long double really is wider than double on this platform
 _HAVE_LONGDOUBLE = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps / 100
@@ -241,15 +242,18 @@ def _error_curve_recursion(alpha, tau, sigma2, t_max, dps):
 # --------------------------------------------------------------------------------------------
 # Lagrange-Buermann quadratic form
 # --------------------------------------------------------------------------------------------
-def _lagrange_coeffs(alpha, tau, sigma2, rho):
-    """Scaled coefficients (float64).  See module docstring."""
-    K = alpha + 1.0 + sigma2
-    beta = (1.0 + sigma2) / (alpha * (tau - 1.0))
-    gam = 1.0 + beta * (alpha + 1.0)
-    g1 = gam * rho * rho / alpha
-    g2 = beta * rho**3 / alpha
-    ph = (alpha / (K * rho), sigma2 / K, rho / K)
-    return g1, g2, ph
+def _lagrange_coeffs_rounded(alpha, tau, sigma2, rho):
+    """g1, g2, (phi~_0, phi~_1, phi~_2), q = rho/alpha and 1 - alpha for the float64 inputs and
+    this float64 rho, each computed at 40 digits and rounded once (relative error <= u), so that
+    a coefficient raised to the power k contributes k roundings to the a-priori bound."""
+    with mp.workdps(40):
+        al, ta, s2, r = mp.mpf(alpha), mp.mpf(tau), mp.mpf(sigma2), mp.mpf(rho)
+        K = al + 1 + s2
+        beta = (1 + s2) / (al * (ta - 1))
+        gam = 1 + beta * (al + 1)
+        vals = (gam * r * r / al, beta * r**3 / al, al / (K * r), s2 / K, r / K, r / al, 1 - al)
+        g1, g2, p0, p1, p2, q, c1 = (float(x) for x in vals)
+    return g1, g2, (p0, p1, p2), q, c1
 
 
 def _Q_matrix(g1, g2, T, absolute=False):
@@ -290,86 +294,244 @@ def negative_singular_root(alpha, tau, sigma2):
     return s
 
 
+def _pow2(d):
+    """2.0**d for integer arrays d <= 0 (exact), and 0.0 where d < -960 (bit construction)."""
+    b = d + 1023
+    b[b < 63] = 0
+    return (b << 52).view(np.float64)
+
+
+def _ext_powers(q, n):
+    """q^0..q^{n-1} as (mantissa, exponent) arrays, relative error <= k u at index k."""
+    m = np.empty(n)
+    e = np.empty(n, dtype=np.int64)
+    mk, ek = 0.5, 1
+    for k in range(n):
+        m[k], e[k] = mk, ek
+        mk, de = math.frexp(mk * q)
+        ek += de
+    return m, e
+
+
+class _RPhi:
+    """v_t = R~ phi~^t (coefficients 0..T), as P + (1 - alpha) N with
+    P = [1, q] * phi~^t and N = [0, 0, q^2, q^3, ...] * phi~^t; both have nonnegative terms only.
+
+    Two representations, both exact up to the usual few roundings per operation *relative to
+    each entry itself* (no entry is ever lost to underflow or flushing):
+
+    * fast: one array per row scaled by a power of two, used while every structurally nonzero
+      entry is >= 2^-800 of its row's maximum (then no product or sum in a step can underflow:
+      the phi~ coefficients are checked to lie in [2^-100, 2^100]);
+    * per-entry: a mantissa in [0.5, 1) and an integer exponent for each entry, once the entries
+      span more than that (q = rho/alpha > 1 and T in the thousands: the entries that depth t
+      reads are then 10^-140 .. 10^-500 of the largest, which only later depths read).
+    """
+
+    SENT = -(1 << 40)  # exponent of a zero entry (per-entry representation)
+    FAST_MIN = 2.0**-800
+    DROP = 2.0**-960  # window entries below this (relative to the window scale) are dropped
+
+    def __init__(self, q, ph, n):
+        self.n = n
+        self.ph = ph
+        self.pm = [math.frexp(p) for p in ph]  # ph_i = pm_i[0] * 2**pm_i[1]; ph0, ph2 > 0
+        M = np.zeros((2, n))
+        X = np.full((2, n), self.SENT, dtype=np.int64)
+        M[0, 0], X[0, 0] = 0.5, 1
+        if n >= 2:
+            M[0, 1], X[0, 1] = math.frexp(q)
+        if n >= 3:
+            mq, xq = _ext_powers(q, n)
+            M[1, 2:], X[1, 2:] = mq[2:], xq[2:]
+        self.M, self.X = M, X
+        self.steps = 0
+        nz = [p for p in ph if p != 0.0]
+        self.fast = min(nz) >= 2.0**-100 and max(nz) <= 2.0**100 and self._to_fast()
+
+    def _to_fast(self):
+        V = np.zeros((2, self.n))
+        sc = np.zeros(2, dtype=np.int64)
+        for r in (0, 1):
+            nz = self.M[r] != 0.0
+            if not nz.any():
+                continue
+            xr = self.X[r][nz]
+            top = int(xr.max())
+            if int(xr.min()) < top - 799:
+                return False
+            V[r] = self.M[r] * _pow2(self.X[r] - top)
+            sc[r] = top
+        self.V, self.sc = V, sc
+        return True
+
+    def _to_ext(self):
+        M, de = np.frexp(self.V)
+        X = de.astype(np.int64) + self.sc[:, None]
+        X[M == 0.0] = self.SENT
+        self.M, self.X = M, X
+        self.fast = False
+
+    def step(self):
+        """v <- phi~ v (coefficients 0..T)."""
+        ph, pm = self.ph, self.pm
+        self.steps += 1
+        if self.fast:
+            V = self.V
+            S = ph[0] * V
+            if ph[1] != 0.0:
+                S[:, 1:] += ph[1] * V[:, :-1]
+            S[:, 2:] += ph[2] * V[:, :-2]
+            mx = S.max(axis=1)
+            for r in (0, 1):
+                if mx[r] > 0.0:
+                    e = math.frexp(mx[r])[1]
+                    S[r] *= math.ldexp(1.0, -e)
+                    self.sc[r] += e
+            self.V = S
+            kp = min(self.n, 2 * self.steps + 2)  # P_k > 0 exactly for k <= 2 steps + 1
+            if S[0, :kp].min() < self.FAST_MIN or (self.n > 2 and S[1, 2:].min() < self.FAST_MIN):
+                self._to_ext()
+            return
+        X, M = self.X, self.M
+        te0 = X + pm[0][1]
+        emax = te0.copy()
+        if ph[1] != 0.0:
+            te1 = X[:, :-1] + pm[1][1]
+            np.maximum(emax[:, 1:], te1, out=emax[:, 1:])
+        te2 = X[:, :-2] + pm[2][1]
+        np.maximum(emax[:, 2:], te2, out=emax[:, 2:])
+        S = (pm[0][0] * M) * _pow2(te0 - emax)
+        if ph[1] != 0.0:
+            S[:, 1:] += (pm[1][0] * M[:, :-1]) * _pow2(te1 - emax[:, 1:])
+        S[:, 2:] += (pm[2][0] * M[:, :-2]) * _pow2(te2 - emax[:, 2:])
+        M, de = np.frexp(S)
+        X = emax + de
+        X[M == 0.0] = self.SENT
+        self.M, self.X = M, X
+
+    def window(self, t):
+        """(p, nn, ew): P_{t-m}, N_{t-m} (m = 0..t) times 2^-ew, ew an integer such that the
+        window's largest entry is in [0.5, 1); entries below DROP are set to 0."""
+        if self.fast:
+            segs = [self.V[r, t::-1] for r in (0, 1)]
+            tops = [s.max() for s in segs]
+            ex = [int(self.sc[r]) + math.frexp(tops[r])[1] for r in (0, 1) if tops[r] > 0.0]
+            ew = max(ex)
+            out = []
+            for r in (0, 1):
+                if tops[r] > 0.0 and int(self.sc[r]) - ew >= -2000:
+                    x = segs[r] * math.ldexp(1.0, int(self.sc[r]) - ew)
+                    x[x < self.DROP] = 0.0
+                else:
+                    x = np.zeros(t + 1)
+                out.append(x)
+            return out[0], out[1], ew
+        ew = int(self.X[:, : t + 1].max())
+        p = self.M[0, t::-1] * _pow2(self.X[0, t::-1] - ew)
+        nn = self.M[1, t::-1] * _pow2(self.X[1, t::-1] - ew)
+        return p, nn, ew
+
+
 def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
     """float64 E_0..E_T and an a-priori rounding-error bound for each depth.
 
-    Scaling a -> rho a (exact for any rho > 0) with rho = |a_-| keeps Q bounded; the vectors
-    w_t are renormalised at every depth (their log-scale is carried separately), so depths up to
-    several thousand neither overflow nor produce denormals.
+    Lagrange-Buermann form of Result 1 (Appendix "Numerical evaluation of the theoretical
+    prediction" evaluates the same E_t by its b_{m,n} recursion; derivation in
+    ``book/numerics.md``).  Scaling a -> rho a (exact for any rho > 0) with rho = |a_-| keeps Q
+    bounded.  The vectors v_t = R~ phi~^t (truncated to degree T) are carried by :class:`_RPhi`
+    as P + (1 - alpha) N, two recurrences with nonnegative terms, so every entry is known to a
+    few roundings per step relative to itself, however small it is compared with the other
+    entries (the entries that depth t reads, indices <= t, can be 10^-500 of the largest when
+    q = rho/alpha > 1: a vector normalised by one common scale loses them to underflow or
+    flushing, and that lost mass returns at later depths).  Depth t normalises its window
+    (entries 0..t) by an exact power of two, so the scale of E_t carries no rounding either
+    (a running natural log of the scale, ~1300 at T = 2000, would cost ~T ulps of it).
     """
     T = t_max
     rho = negative_singular_root(alpha, tau, sigma2) if rho is None else rho
-    g1, g2, ph = _lagrange_coeffs(alpha, tau, sigma2, rho)
+    g1, g2, ph, q, c1 = _lagrange_coeffs_rounded(alpha, tau, sigma2, rho)
     Q = _Q_matrix(g1, g2, T)
     Qa = _Q_matrix(g1, g2, T, absolute=True) if want_bound else None
     with np.errstate(over="ignore", invalid="ignore"):
         if not (np.all(np.isfinite(Q)) and (Qa is None or np.all(np.isfinite(Qa)))):
             raise AccuracyError("float64 Lagrange: coefficients of 1/D overflow")
-    flush = np.finfo(float).tiny * 1e8
-    Q[np.abs(Q) < flush] = 0.0
+    fq = _Q_FLUSH
+    Q[np.abs(Q) < fq] = 0.0
     if Qa is not None:
-        Qa[Qa < flush] = 0.0
-    # R(rho a): R~_0 = 1, R~_1 = q, R~_k = (1 - alpha) q^k, q = rho/alpha; start normalised
-    q = rho / alpha
-    k = np.arange(T + 1, dtype=float)
-    lq = math.log(q)
-    lmax = max(0.0, lq * T, lq)
-    with np.errstate(over="ignore", under="ignore"):
-        v = (1.0 - alpha) * np.exp(k * lq - lmax)
-    v[0] = math.exp(-lmax)
-    if T >= 1:
-        v[1] = math.exp(lq - lmax)
-    logs = lmax  # true v = exp(logs) * stored v
-    E = np.empty(T + 1)
-    EA = np.empty(T + 1)
-    tiny_window = np.zeros(T + 1, dtype=bool)
+        Qa[Qa < fq] = 0.0
+    n = T + 1
+    vec = _RPhi(q, ph, n)
+    F = (1.0 + abs(c1)) * _RPhi.DROP  # |dropped window entry| < F (window units)
+    E = np.empty(n)
+    EA = np.empty(n)  # sum |w| |Q| |w|
+    EV = np.empty(n)  # sum wa |Q| |w|, wa = P + |1 - alpha| N >= |w|
+    EVs = np.empty(n)  # sum wa |Q w|
+    NA = np.empty(n)  # sum wa^2
+    S1 = np.zeros(n)  # sum_{n, m <= t} Qa_nm |w_m|
+    S2 = np.zeros(n)  # sum_{n, m <= t} Qa_nm
+    SW = np.zeros(n)  # (sum_m |w_m|)^2
+    UF = np.zeros(n)  # underflowing products
     block = 512
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        for t0 in range(0, T + 1, block):
-            t1 = min(T + 1, t0 + block)
-            W = np.zeros((T + 1, t1 - t0))
-            L = np.empty(t1 - t0)
+        if Qa is not None:
+            diag = np.diagonal(Qa)
+            acc = 0.0
+            for t in range(n):
+                acc += 2.0 * Qa[t, :t].sum() + diag[t]
+                S2[t] = acc
+        for t0 in range(0, n, block):
+            t1 = min(n, t0 + block)
+            W = np.zeros((t1, t1 - t0))
+            Wa = np.zeros((t1, t1 - t0)) if want_bound else None
+            L = np.empty(t1 - t0, dtype=np.int64)
             for j, t in enumerate(range(t0, t1)):
-                W[: t + 1, j] = v[t::-1]
-                L[j] = logs
-                nv = ph[0] * v
-                nv[1:] += ph[1] * v[:-1]
-                nv[2:] += ph[2] * v[:-2]
-                mx = np.max(np.abs(nv))
-                if mx > 0:
-                    nv /= mx
-                    logs += math.log(mx)
-                nv[np.abs(nv) < flush] = 0.0
-                v = nv
-            # The stored vector is normalised by its maximum over *all* T + 1 entries, but depth
-            # t only reads entries 0..t.  When those are tiny relative to the maximum (q > 1 and
-            # t << T) they were flushed or underflow, and E (and EA) come out as 0 or inexact
-            # although E_t > 0: such depths are redone below with a shorter vector.
-            tiny_window[t0:t1] = ~(np.max(np.abs(W), axis=0) >= _W_STORED_MIN)
-            e = np.einsum("ij,ij->j", W, Q @ W)
-            E[t0:t1] = np.where(e == 0, 0.0, e * np.exp(2 * L))
+                p, nn, ew = vec.window(t)
+                W[: t + 1, j] = p + c1 * nn
+                if want_bound:
+                    Wa[: t + 1, j] = p + abs(c1) * nn
+                L[j] = ew
+                if t < T:
+                    vec.step()
+            QW = Q[:t1, :t1] @ W
+            e = np.einsum("ij,ij->j", W, QW)
+            E[t0:t1] = np.ldexp(e, 2 * L)
             if want_bound:
-                Wa = np.abs(W)
-                ea = np.einsum("ij,ij->j", Wa, Qa @ Wa)
-                EA[t0:t1] = np.where(ea == 0, 0.0, ea * np.exp(2 * L))
-    redo = np.nonzero(tiny_window)[0]
-    if redo.size and redo[-1] < T:
-        # depths 0..T' (T' < T) need only the first T' + 1 entries: a shorter vector normalised
-        # over those entries (recursively, until no depth read a flushed window)
-        E2, bound2 = _lagrange_float(alpha, tau, sigma2, int(redo[-1]), rho, want_bound)
-        E[redo] = E2[redo]
+                Wb = np.abs(W)
+                QWa = Qa[:t1, :t1] @ Wb
+                EA[t0:t1] = np.ldexp(np.einsum("ij,ij->j", Wb, QWa), 2 * L)
+                EV[t0:t1] = np.ldexp(np.einsum("ij,ij->j", Wa, QWa), 2 * L)
+                EVs[t0:t1] = np.ldexp(np.einsum("ij,ij->j", Wa, np.abs(QW)), 2 * L)
+                NA[t0:t1] = np.ldexp(np.einsum("ij,ij->j", Wa, Wa), 2 * L)
+                cs = np.cumsum(QWa, axis=0)
+                cw = np.cumsum(Wb, axis=0)
+                idx = np.arange(t0, t1)
+                S1[t0:t1] = np.ldexp(cs[idx, idx - t0], 2 * L)
+                SW[t0:t1] = np.ldexp(cw[idx, idx - t0] ** 2, 2 * L)
+                S2[t0:t1] = np.ldexp(S2[t0:t1], 2 * L)
+                UF[t0:t1] = np.ldexp((idx + 1.0) ** 2 * 2.0**-1000, 2 * L)
     if not want_bound:
         return E, None
-    t = np.arange(T + 1)
-    # First-order a-priori bound: every term of the quadratic form suffers at most
-    # 3T (Q recurrence) + 5t (phi power and renormalisation) + 2T (matmul/einsum sums)
-    # + 5(T + t) (rounded coefficients g1, g2, phi raised to powers <= T) + 10 roundings;
-    # entries flushed to zero (< 2e-300 relative to the row maximum) add < 1e-290 EA.
-    kk = 10 * T + 10 * t + 10
+    t = np.arange(n)
+    # A-priori bound.  The coefficients g1, g2, phi~_i, q, 1 - alpha are rounded once (u each).
+    # (i) Q and the form: every term of sum |w| |Q| |w| suffers at most 4t roundings in Q (rows
+    # n <= t: <= n recurrence steps of 3 roundings and one coefficient factor each) + 2t + 2 in
+    # the matmul / einsum (<= t + 1 nonzero terms) + 2 products: kq = 6t + 4 (+ 4 spare).
+    # (ii) The window: each w_m = P_m + (1 - alpha) N_m is known to kv u relative to
+    # wa_m = P_m + |1 - alpha| N_m (not to |w_m|: P and N may cancel when alpha > 1), with
+    # kv = 4t (phi~ steps: 3 roundings and one coefficient) + 2t (q^k) + 3 (+ 3 spare); w enters
+    # E_t twice: |dE| <= 2 kv u sum wa |Q w| to first order, the second-order terms being
+    # 2 kv kq u^2 sum wa |Q| |w| + (kv u)^2 (1 + kq u) |wa|^2 max_n sum_m |Q_nm| (Q symmetric).
+    # (iii) Window entries below F (relative to the window's power-of-two scale) were dropped:
+    # |dE| <= 2 F sum |Q||w| + F^2 sum |Q|; entries of Q below fq were flushed: |dE| <=
+    # fq (sum |w|)^2; products that underflow add < (t+1)^2 2^-1000 per unit scale.
+    kq = 6.0 * t + 8
+    kv = 6.0 * t + 6
+    rows = np.maximum.accumulate(Qa.sum(axis=1))
     with np.errstate(over="ignore", invalid="ignore"):
-        bound = kk * _U * EA / (1 - kk * _U) + 1e-290 * EA
-    if redo.size:
-        bound[redo] = bound2[redo] if redo[-1] < T else np.inf
+        first = (kq * _U * EA + 2 * kv * _U * EVs) / (1 - (kq + 2 * kv) * _U)
+        second = 2 * kv * kq * _U * _U * EV + (kv * _U) ** 2 * (1 + kq * _U) * NA * rows
+        bound = first + second + 2.0 * F * S1 + F * F * S2 + fq * SW + UF
     return E, bound
 
 

@@ -208,3 +208,89 @@ def test_other_validation():
         theory.derivative_formula(1.0, 2.0, 0.0, 1.5)
     with pytest.raises(ValueError, match="t"):
         theory.error_at(1.0, 2.0, 0.0, -1)
+
+
+# --------------------------------------------------------------------------------------------
+# long curves (t_max = 2000) against an independent high-precision reference.  Regression for
+# the float64 Lagrange path: a common normalisation of R~ phi~^t flushed / underflowed entries
+# that later depths read (E_1650 off by 2e-6 at the first point while its bound claimed 4e-12),
+# and a rounded running log of the scale cost ~5e-11 at t >= 1000; both passed certification.
+# --------------------------------------------------------------------------------------------
+_T_LONG = 2000
+_LONG_DEPTHS = (1, 7, 50, 100, 333, 777, 1000, 1234, 1500, 1650, 1800, 1999, 2000)
+LONG_POINTS = [
+    (0.2, 10 * phases.tau_c(0.2, 0.01), 0.01),  # saturation, far above tau_c; q = rho/alpha > 1
+    (0.5, 10 * phases.tau_c(0.5, 0.01), 0.01),  # saturation, far above tau_c
+    (0.5, 1.05 * phases.tau_c(0.5, 1e-4), 1e-4),  # just above tau_c, alpha < 1
+    (0.1, 100.0, 0.0),  # saturation, sigma2 = 0 (phi~ has no linear term); old E_1800 off 6e-6
+    (2.0, 1.05 * phases.tau_c(2.0, 1e-4), 1e-4),  # exponential, just above tau_c, alpha > 1
+    (2.0, 1 + 0.5 * (phases.tau_c(2.0, 1e-4) - 1), 1e-4),  # overthinking, alpha > 1
+]
+
+
+def _ref_longdouble(p, t):
+    """Independent single-depth reference: streamed quadratic form in x87 long double (other
+    scaling rho, Miller's recurrence for phi~^t, no normalisation)."""
+    e, b = theory._grid_block(np.array([p[0]]), np.array([p[1]]), p[2], t, dtype=np.longdouble)
+    assert b[0] < 1e-3 * RTOL * abs(e[0])  # the reference itself is certified far below RTOL
+    return float(e[0])
+
+
+_long_cache = {}
+
+
+def _long(p):
+    if p not in _long_cache:
+        E = theory.error_curve(*p, _T_LONG, rtol=RTOL)
+        Ef, bound = theory._lagrange_float(*p, _T_LONG)
+        ref = {t: _ref_longdouble(p, t) for t in _LONG_DEPTHS}
+        _long_cache[p] = (E, Ef, bound, ref)
+    return _long_cache[p]
+
+
+@pytest.mark.parametrize("p", LONG_POINTS)
+def test_long_curve_auto_within_rtol_of_reference(p):
+    E, _, _, ref = _long(p)
+    for t, r in ref.items():
+        assert abs(E[t] - r) <= 3 * RTOL * abs(r), (t, E[t], r)
+
+
+@pytest.mark.parametrize("p", LONG_POINTS)
+def test_long_curve_float64_bound_is_honest(p):
+    # the a-priori bound must cover the actual float64 error at every sampled depth
+    _, Ef, bound, ref = _long(p)
+    for t, r in ref.items():
+        assert abs(Ef[t] - r) <= bound[t], (t, abs(Ef[t] - r) / abs(r), bound[t] / abs(r))
+
+
+def test_long_curve_against_lagrange_mp():
+    # a second, mpmath reference (the same quadratic form at 30 digits, rho = alpha)
+    p = LONG_POINTS[0]
+    E, Ef, bound, _ = _long(p)
+    t = 400
+    r = float(theory._lagrange_mp(*p, t, 30, depths=[t])[t])
+    assert abs(E[t] - r) <= 3 * RTOL * r
+    assert abs(Ef[t] - r) <= bound[t]
+
+
+def test_rphi_representations_agree():
+    # R~ phi~^t in one scale per row (fast) and with one exponent per entry: same values
+    a, tau, s = 0.2, 10 * phases.tau_c(0.2, 0.01), 0.01
+    rho = theory.negative_singular_root(a, tau, s)
+    _, _, ph, q, _ = theory._lagrange_coeffs_rounded(a, tau, s, rho)
+    fast, ext = theory._RPhi(q, ph, 151), theory._RPhi(q, ph, 151)
+    assert fast.fast
+    ext._to_ext()
+    for t in range(151):
+        pf, nf, ef = fast.window(t)
+        pe, ne, ee = ext.window(t)
+        assert ef == ee
+        np.testing.assert_allclose(pf, pe, rtol=1e-13, atol=0)
+        np.testing.assert_allclose(nf, ne, rtol=1e-13, atol=0)
+        fast.step()
+        ext.step()
+    # with T = 2000 the entries span far more than 2^800: per-entry exponents
+    long = theory._RPhi(q, ph, 2001)
+    for _ in range(2000):
+        long.step()
+    assert not long.fast
