@@ -34,7 +34,7 @@ from math import comb
 
 import numpy as np
 
-from . import _checks, tasks
+from . import _checks, tasks, theory
 
 __all__ = [
     "Problem",
@@ -639,7 +639,9 @@ def error_curve(alpha, tau, sigma2, t_max, lam, *, n=None, radius=None, rtol=1e-
         if previous is not None and np.all(np.abs(previous[1] - E) <= rtol * np.abs(E) + atol):
             return previous[1], previous[0]
         previous = (r, E)
-    raise ArithmeticError("error_curve: no torus radius gave a stable contour integral")
+    raise theory.AccuracyError(
+        f"error_curve: no torus radius gave a contour integral stable to rtol={rtol:g}"
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -70,6 +70,7 @@ __all__ = [
 ]
 
 RTOL_DEFAULT = 1e-10
+LAM_RTOL = 1e-8  # default and finest accuracy of the lam > 0 curve (cotbook.derivation)
 TINY = 1e-300
 _U = np.finfo(float).eps / 2  # unit roundoff of float64
 # float64 Lagrange (``_lagrange_float``): entries of Q below this are flushed to zero (avoids
@@ -586,15 +587,17 @@ def _to_float(x):
 # --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
-def error_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=RTOL_DEFAULT, lam=0.0):
+def error_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=None, lam=0.0):
     """E_0, ..., E_{t_max} of Result 1 as a float64 array of length t_max + 1.
 
     ``lam = 0`` (default): the closed form of Result 1, evaluated as described below.
     ``lam > 0``: the closed order-parameter system of Appendix C.9, solved numerically by
     :func:`cotbook.derivation.error_curve` (u- and v-sector by Newton continuation, the mixed
     sector as a linear system, E_t from a 2-D FFT of the generating function); there ``tau > 0``
-    (also ``tau <= 1``), only ``method="auto"`` is accepted, ``dps`` and ``rtol`` are not used,
-    and the accuracy is absolute, about 1e-10 (relative to E_0 = 1).
+    (also ``tau <= 1``), only ``method="auto"`` is accepted and ``dps`` must be ``None``.  The
+    curve is accepted when the contour integrals on two torus radii agree to ``rtol |E_t| +
+    1e-12`` (``rtol`` default and minimum ``LAM_RTOL = 1e-8``): a relative accuracy where ``E_t``
+    is well above 1e-12 / rtol, an absolute one (1e-12, relative to E_0 = 1) below.
 
     Parameters
     ----------
@@ -604,7 +607,8 @@ def error_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=RTOL
     dps : decimal digits for the mpmath methods.  ``recursion`` default max(40, 20 + t_max//2):
         ample for 1e-15 relative at every test point (checked against dps + 30 in the tests);
         ``lagrange_mp`` default 40.  Ignored by ``lagrange``; for ``auto`` it is a minimum.
-    rtol : accuracy that ``auto`` certifies (default 1e-10), relative to max(|E_t|, 1e-300).
+    rtol : accuracy that ``auto`` certifies (default 1e-10 for ``lam = 0``), relative to
+        max(|E_t|, 1e-300).
 
     ``lagrange`` (plain float64) is accurate to ~1e-13 wherever the quadratic form is well
     conditioned, which includes every point tested for t <= 80; use ``auto`` for a guarantee.
@@ -615,7 +619,16 @@ def error_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=RTOL
 
         if method != "auto":
             raise ValueError(f"method must be 'auto' when lam > 0, got {method!r}")
-        return derivation.error_curve(alpha, tau, sigma2, t_max, lam)[0]
+        if dps is not None:
+            raise ValueError(f"dps must be None when lam > 0 (no mpmath path), got {dps!r}")
+        rtol = LAM_RTOL if rtol is None else _rtol(rtol)
+        if rtol < LAM_RTOL:
+            raise ValueError(
+                f"rtol must be >= {LAM_RTOL:g} when lam > 0 (the contour integral's check), "
+                f"got {rtol!r}"
+            )
+        return derivation.error_curve(alpha, tau, sigma2, t_max, lam, rtol=rtol)[0]
+    rtol = RTOL_DEFAULT if rtol is None else rtol
     alpha, tau, sigma2 = _params(alpha, tau, sigma2)
     t_max = nonneg_int("t_max", t_max)
     if method not in _METHODS:

@@ -180,6 +180,10 @@ def test_theory_lam_keyword():
     assert np.max(np.abs(small - ref) / ref) > 1e-9  # lam > 0 really goes the other way
     with pytest.raises(ValueError, match="method must be 'auto' when lam > 0"):
         theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, method="recursion")
+    with pytest.raises(ValueError, match="rtol must be >= 1e-08 when lam > 0"):
+        theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, rtol=1e-10)
+    with pytest.raises(ValueError, match="dps must be None when lam > 0"):
+        theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, dps=30)
     with pytest.raises(ValueError, match="tau must be a finite number > 1"):
         theory.error_curve(2.0, 0.5, 0.01, 5)
 
