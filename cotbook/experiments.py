@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from . import attention, phases, results
+from . import _checks, attention, phases, results, simulate
 
 __all__ = [
     "SCALES",
@@ -31,6 +31,7 @@ __all__ = [
     "mean_sem",
     "theory_regime",
     "regime_map",
+    "finite_d_regime_map",
     "representatives",
     "best_depth",
     "claims",
@@ -212,6 +213,37 @@ def regime_map(config, data, model, mask="history"):
     measured = [[regime_of_curve(curve) for curve in row] for row in mean]
     theory = [[theory_regime(L, M, config["D"]) for M in config["Ms"]] for L in config["Ls"]]
     return measured, theory
+
+
+def finite_d_regime_map(config, *, trials=5, test_designs=8, seed=0):
+    """The simplified model (paper, Section 3: only ``A`` learned, by ridge) simulated at the
+    experiments' own ``D`` (:func:`cotbook.simulate.error_curve`, ``alpha = L/D``, ``tau =
+    M/D``, the grid's ``lam`` and ``sigma2``, ``t_max``) and classified by
+    :func:`regime_of_curve` like the trained layers: nested lists ``[L][M]``.
+
+    Result 2 is a ``D -> infinity`` statement; this is what the same model does at ``D = 50``,
+    where ``M <= D`` is allowed (``lam > 0``)."""
+    trials = _checks.positive_int("trials", trials)
+    D, lam, sigma2 = config["D"], config["lam"], config["sigma2"]
+    return [
+        [
+            regime_of_curve(
+                simulate.error_curve(
+                    L / D,
+                    M / D,
+                    sigma2,
+                    lam,
+                    D,
+                    config["t_max"],
+                    trials=trials,
+                    test_designs=test_designs,
+                    seed=seed,
+                )[0]
+            )
+            for M in config["Ms"]
+        ]
+        for L in config["Ls"]
+    ]
 
 
 def mean_sem(E):

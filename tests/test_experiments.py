@@ -138,3 +138,15 @@ def test_run_costs_reads_the_saved_records():
         row = next(r for r in rows if r[0] == "Figure 2 grid")
         assert row[2] == f"{record['timings_s']['total'] / 60:.1f} min"
         assert row[3] == record["code_version"]
+
+
+def test_finite_d_regime_map_matches_the_limit_where_finite_size_is_mild():
+    """The simplified model at D = 50: saturation at alpha = 0.2 and decay at alpha = 3.2 (tau =
+    64), as Result 2 predicts; at alpha = 1 (the critical line) finite-D fluctuations make the
+    task-averaged error turn up by t = 40."""
+    config = {"D": 50, "lam": 1e-5, "sigma2": 0.0, "t_max": 40, "Ls": [10, 50, 160], "Ms": [3200]}
+    finite = experiments.finite_d_regime_map(config, trials=3)
+    assert [row[0] for row in finite] == ["saturation", "overthinking", "decay"]
+    assert [experiments.theory_regime(L, 3200, 50) for L in (10, 160)] == ["saturation", "decay"]
+    with pytest.raises(ValueError, match="trials"):
+        experiments.finite_d_regime_map(config, trials=0)
