@@ -215,35 +215,36 @@ def regime_map(config, data, model, mask="history"):
     return measured, theory
 
 
-def finite_d_regime_map(config, *, trials=5, test_designs=8, seed=0):
+def finite_d_regime_map(config, *, trials=5, test_designs=8, seed=0, statistic="mean"):
     """The simplified model (paper, Section 3: only ``A`` learned, by ridge) simulated at the
     experiments' own ``D`` (:func:`cotbook.simulate.error_curve`, ``alpha = L/D``, ``tau =
     M/D``, the grid's ``lam`` and ``sigma2``, ``t_max``) and classified by
     :func:`regime_of_curve` like the trained layers: nested lists ``[L][M]``.
 
-    Result 2 is a ``D -> infinity`` statement; this is what the same model does at ``D = 50``,
-    where ``M <= D`` is allowed (``lam > 0``)."""
+    ``statistic``: ``"mean"`` over the ``trials`` pretraining sets (each averaged over
+    ``test_designs`` designs), as the trained layers' curves are averaged, or ``"median"`` over
+    them (the typical pretraining set).  Result 2 is a ``D -> infinity`` statement; this is what
+    the same model does at ``D = 50``, where ``M <= D`` is allowed (``lam > 0``)."""
     trials = _checks.positive_int("trials", trials)
+    if statistic not in ("mean", "median"):
+        raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
     D, lam, sigma2 = config["D"], config["lam"], config["sigma2"]
-    return [
-        [
-            regime_of_curve(
-                simulate.error_curve(
-                    L / D,
-                    M / D,
-                    sigma2,
-                    lam,
-                    D,
-                    config["t_max"],
-                    trials=trials,
-                    test_designs=test_designs,
-                    seed=seed,
-                )[0]
-            )
-            for M in config["Ms"]
-        ]
-        for L in config["Ls"]
-    ]
+
+    def curve(L, M):
+        per_trial = simulate.error_curve(
+            L / D,
+            M / D,
+            sigma2,
+            lam,
+            D,
+            config["t_max"],
+            trials=trials,
+            test_designs=test_designs,
+            seed=seed,
+        )[2]
+        return np.mean(per_trial, axis=0) if statistic == "mean" else np.median(per_trial, axis=0)
+
+    return [[regime_of_curve(curve(L, M)) for M in config["Ms"]] for L in config["Ls"]]
 
 
 def mean_sem(E):

@@ -150,3 +150,14 @@ def test_finite_d_regime_map_matches_the_limit_where_finite_size_is_mild():
     assert [experiments.theory_regime(L, 3200, 50) for L in (10, 160)] == ["saturation", "decay"]
     with pytest.raises(ValueError, match="trials"):
         experiments.finite_d_regime_map(config, trials=0)
+    with pytest.raises(ValueError, match="statistic"):
+        experiments.finite_d_regime_map(config, statistic="mode")
+
+
+def test_finite_d_regime_map_median_is_the_typical_pretraining_set():
+    """At alpha = 0.2, tau = 32 (saturation in the limit) a minority of the pretraining sets is
+    unstable at D = 50: the mean over sets overthinks, the median saturates as Result 2 says."""
+    config = {"D": 50, "lam": 1e-5, "sigma2": 0.0, "t_max": 40, "Ls": [10], "Ms": [1600]}
+    assert experiments.theory_regime(10, 1600, 50) == "saturation"
+    assert experiments.finite_d_regime_map(config)[0][0] == "overthinking"
+    assert experiments.finite_d_regime_map(config, statistic="median")[0][0] == "saturation"
