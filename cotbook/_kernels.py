@@ -24,7 +24,7 @@ from numba import njit, prange
 # 2.7-3.4 ms (softmax) and 1.9-2.5 ms (linear) in parallel against 3.1-4.4 and 2.1-2.9 serial.
 PARALLEL_ROWS = 256
 
-__all__ = ["train_fit"]
+__all__ = ["train_fit", "cot_errors"]
 
 
 def _threads(rows):
@@ -163,3 +163,85 @@ def train_fit(pool, idx, model, u, V, est, w, scale, L):
     task's data.
     """
     return _TrainFit.apply(u, V, est, w, pool, idx, model == "softmax", scale, L)
+
+
+@njit(parallel=True, fastmath=True, cache=True)
+def _cot_errors(pool, softmax, history, K, V, est0, w, scale, inv_L, err):
+    """Per task ``b`` (in parallel) and configuration ``g``: the CoT trajectory for ``t = 0 ..
+    T`` (``T + 1 = err.shape[2]``) and its error ``||w_hat_t - w||^2 / D`` into ``err[g, b,
+    t]``.  ``K[g]``: rows of ``W_K^T W_Q`` over the query's estimate-and-marker columns, so
+    ``u = K[g] [w_hat; 1]``; ``V[g]``: the estimate-block rows of ``W_V``."""
+    G, n, T1 = err.shape
+    R, n1 = pool.shape[1], pool.shape[2]
+    D = n1 - 1
+    T = T1 - 1
+    nu = 2 * n1 if history else n1  # score entries in use: examples (and earlier estimates)
+    for b in prange(n):
+        X = pool[b]
+        e = np.empty(n1)
+        u = np.empty(2 * n1)
+        c = np.zeros(2 * n1)
+        out = np.empty(D)
+        a = np.empty(R + T)
+        hist = np.empty((max(T, 1), n1))
+        for g in range(G):
+            Kg, Vg = K[g], V[g]
+            for i in range(D):
+                e[i] = est0[b, i]
+            e[D] = 1.0
+            for t in range(T1):
+                s = 0.0
+                for i in range(D):
+                    d = e[i] - w[b, i]
+                    s += d * d
+                err[g, b, t] = s / D
+                if t == T:
+                    break
+                _rows_dot(Kg, e, nu, u)
+                k = t if history else 0  # earlier estimate tokens visible to the query
+                if softmax:  # one softmax over the examples and the visible estimates
+                    _rows_dot(X, u[:n1], R, a)
+                    _rows_dot(hist, u[n1:], k, a[R:])
+                    top = -np.inf
+                    for m in range(R + k):
+                        a[m] *= scale
+                        top = max(top, a[m])
+                    total = 0.0
+                    for m in range(R + k):
+                        a[m] = np.exp(a[m] - top)
+                        total += a[m]
+                    for m in range(R + k):
+                        a[m] /= total
+                    _rows_combine(X, a, R, c[:n1])
+                    _rows_combine(hist, a[R:], k, c[n1:])
+                else:
+                    _rows_dot(X, u[:n1], n1, c[:n1])
+                    _rows_dot(hist, u[n1:], k, a)
+                    _rows_combine(hist, a, k, c[n1:])
+                    for j in range(nu):
+                        c[j] *= inv_L
+                _rows_dot(Vg, c[:nu], D, out)
+                for j in range(n1):
+                    hist[t, j] = e[j]
+                for i in range(D):
+                    e[i] += out[i]
+
+
+def cot_errors(pool, model, history, K, V, est0, w, scale, L, t_max):
+    """Per-task test errors of stacked trained layers iterated as chain of thought, float64:
+    ``err[g, b, t] = ||w_hat_t - w_b||^2 / D`` for configuration ``g``, task ``b`` and ``t =
+    0..t_max``.
+
+    ``pool``: the tasks' second moments ``S`` (``"linear"``) or example rows ``Z``
+    (``"softmax"``); ``history``: whether the query also attends to the earlier estimates (the
+    paper's mask) or to the examples only; ``K``: ``(G, 2D+2, D+1)``, the columns of ``W_K^T
+    W_Q`` that act on the query's estimate block and marker; ``V``: ``(G, D, 2D+2)``, the rows
+    of ``W_V`` that write the estimate block; ``est0``, ``w``: ``(n, D)`` first estimates and
+    task vectors.  Each trajectory runs in cache from start to end; the torch form
+    :func:`cotbook.attention.step` computes the same layer (tested).
+    """
+    n = w.shape[0]
+    err = np.empty((K.shape[0], n, t_max + 1))
+    _threads(n)
+    _cot_errors(pool, model == "softmax", history, K, V, est0, w, scale, 1.0 / L, err)
+    return err

@@ -479,15 +479,27 @@ def evaluate(config: Config, params, t_max=40, **options):
 
 @torch.no_grad()
 def evaluate_stack(
-    config: Config, params, t_max=40, *, tasks=4096, masks=MASKS, dev=None, chunk=1024, test=None
+    config: Config,
+    params,
+    t_max=40,
+    *,
+    tasks=4096,
+    masks=MASKS,
+    dev=None,
+    chunk=1024,
+    test=None,
+    per_task=False,
 ):
     """:func:`evaluate` for ``G`` parameter sets stacked on a leading axis, all on the test
     tasks of ``config`` (configurations that differ only in ``M``, or in training, share
-    them); each task's data are read once per step for all ``G``.
+    them).
 
     ``test``: :func:`test_set` of ``config`` if already drawn.  Returns ``{mask: array of
-    shape (G, t_max + 1)}``.  Arithmetic is float64 (a diverging trajectory overflows float32
-    within 40 steps) on float32 task data, in chunks of ``chunk`` tasks.
+    shape (G, t_max + 1)}``, the mean over tasks, or with ``per_task`` each task's error
+    ``||w - w_hat_t||^2 / D``, shape ``(G, tasks, t_max + 1)``.  Arithmetic is float64 (a
+    diverging trajectory overflows float32 within 40 steps) on float32 task data.  On a CPU
+    each trajectory runs start to end in cache (:func:`cotbook._kernels.cot_errors`); on a
+    GPU, the torch form :func:`step` advances ``chunk`` tasks at a time.
     """
     t_max = _checks.nonneg_int("t_max", t_max)
     tasks = _checks.positive_int("tasks", tasks)
@@ -501,12 +513,32 @@ def evaluate_stack(
     if Z.shape[0] != tasks:
         raise ValueError(f"test must hold {tasks} tasks, got {Z.shape[0]}")
     pool = Z.transpose(1, 2) @ Z if config.model == "linear" else Z
-    return _evaluate(config, p, pool, w, est0, t_max, masks, dev, chunk)
+    if dev.type == "cpu":
+        errors = _evaluate_kernel(config, p, pool, w, est0, t_max, masks)
+    else:
+        errors = _evaluate_torch(config, p, pool, w, est0, t_max, masks, dev, chunk)
+    return errors if per_task else {m: e.mean(axis=1) for m, e in errors.items()}
 
 
-def _evaluate(config, p, pool, w, est0, t_max, masks, dev, chunk):
+def _evaluate_kernel(config, p, pool, w, est0, t_max, masks):
+    D = config.D
+    if "W" in p:
+        K = p["W"][:, :, D + 1 :]
+    else:
+        K = p["W_K"].transpose(1, 2) @ p["W_Q"][:, :, D + 1 :]
+    V = p["W_V"][:, D + 1 : 2 * D + 1, :]
+    args = [x.contiguous().numpy() for x in (pool, K, V, est0, w)]
+    return {
+        m: _kernels.cot_errors(
+            args[0], config.model, m == "history", *args[1:], _logit_scale(D), config.L, t_max
+        )
+        for m in masks
+    }
+
+
+def _evaluate_torch(config, p, pool, w, est0, t_max, masks, dev, chunk):
     tasks, G = w.shape[0], p["W_V"].shape[0]
-    sums = {m: np.zeros((G, t_max + 1)) for m in masks}
+    errors = {m: np.empty((G, tasks, t_max + 1)) for m in masks}
     for first in range(0, tasks, chunk):
         sl = slice(first, first + chunk)
         wc = w[sl].to(dev)
@@ -517,11 +549,11 @@ def _evaluate(config, p, pool, w, est0, t_max, masks, dev, chunk):
             # Estimate tokens [w_hat_s, 1] of the trajectory so far, written in place.
             history = torch.ones(G, B, t_max, config.D + 1, dtype=est.dtype, device=dev)
             for t in range(t_max + 1):
-                sums[m][:, t] += ((est - wc) ** 2).sum((1, 2)).cpu().numpy()
+                errors[m][:, sl, t] = ((est - wc) ** 2).mean(-1).cpu().numpy()
                 if t == t_max:
                     break
                 visible = history[:, :, :t] if m == "history" else None
                 new = step(p, config.model, ex, est, visible, L=config.L)
                 history[:, :, t, : config.D] = est
                 est = new
-    return {m: s / (tasks * config.D) for m, s in sums.items()}
+    return errors

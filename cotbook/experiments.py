@@ -68,8 +68,10 @@ def train_and_evaluate(configs, t_max, *, progress=False):
     """Train ``configs`` -- those that can share a tensor program together (same
     :meth:`Config.group_key`) -- and evaluate each under both masks.
 
-    Returns ``(runs, timings)``: ``runs[config] = {"E": {mask: list of t_max + 1 errors},
-    "final_loss": mean training objective over the last 100 steps}``, and seconds per group.
+    Returns ``(runs, timings)``: ``runs[config] = {"E": {mask: mean error over the test tasks,
+    t = 0..t_max}, "E_median": {mask: median over the test tasks}, "unstable": {mask: share of
+    test tasks whose error at t_max exceeds their error at t = 0}, "final_loss": mean
+    training objective over the last 100 steps}``, and seconds per group.
     """
     groups = {}
     for c in configs:
@@ -88,10 +90,14 @@ def train_and_evaluate(configs, t_max, *, progress=False):
         for trial in sorted({c.trial for c in members}):
             rows = [g for g, c in enumerate(members) if c.trial == trial]
             stack = {k: v[rows] for k, v in params.items()}
-            curves = attention.evaluate_stack(members[rows[0]], stack, t_max)
+            errors = attention.evaluate_stack(members[rows[0]], stack, t_max, per_task=True)
             for i, g in enumerate(rows):
                 runs[members[g]] = {
-                    "E": {k: v[i].tolist() for k, v in curves.items()},
+                    "E": {k: v[i].mean(0).tolist() for k, v in errors.items()},
+                    "E_median": {k: np.median(v[i], 0).tolist() for k, v in errors.items()},
+                    "unstable": {
+                        k: float(np.mean(v[i, :, -1] > v[i, :, 0])) for k, v in errors.items()
+                    },
                     "final_loss": float(losses[-100:, g].mean()),
                 }
         c = members[0]
@@ -103,20 +109,28 @@ def train_and_evaluate(configs, t_max, *, progress=False):
 
 def run_grid(Ls, Ms, trials, t_max, *, progress=False, **settings):
     """Train and evaluate the grid.  Returns ``{"E": {model: {mask: array [L][M][trial][t]}},
+    "E_median": (same, median over test tasks), "unstable": {model: {mask: [L][M][trial]}},
     "final_loss": {model: [L][M][trial]}, "timings_s": {group: seconds}}``, JSON-ready."""
     runs, timings = train_and_evaluate(
         grid_configs(Ls, Ms, trials, **settings), t_max, progress=progress
     )
     shape = (len(Ls), len(Ms), trials)
-    E = {m: {k: np.zeros(shape + (t_max + 1,)) for k in attention.MASKS} for m in attention.MODELS}
+    out = {
+        key: {m: {k: np.zeros(shape + tail) for k in attention.MASKS} for m in attention.MODELS}
+        for key, tail in (("E", (t_max + 1,)), ("E_median", (t_max + 1,)), ("unstable", ()))
+    }
     loss = {m: np.zeros(shape) for m in attention.MODELS}
     for c, run in runs.items():
         index = (Ls.index(c.L), Ms.index(c.M), c.trial)
-        for mask, curve in run["E"].items():
-            E[c.model][mask][index] = curve
+        for key in out:
+            for mask, value in run[key].items():
+                out[key][c.model][mask][index] = value
         loss[c.model][index] = run["final_loss"]
     return {
-        "E": {m: {k: v.tolist() for k, v in E[m].items()} for m in E},
+        **{
+            key: {m: {k: v.tolist() for k, v in by.items()} for m, by in d.items()}
+            for key, d in out.items()
+        },
         "final_loss": {m: v.tolist() for m, v in loss.items()},
         "timings_s": timings,
     }
@@ -140,7 +154,7 @@ SENSITIVITY_SCALES = {
 def run_sensitivity(points, trials, t_max, *, variants=None, progress=False, **settings):
     """Both models at each ``(L, M)`` in ``points`` under each of ``variants`` (default
     :data:`VARIANTS`).  Returns ``{"E": {variant: {model: {mask: [point][trial][t]}}},
-    "timings_s": {...}}``, JSON-ready."""
+    "E_median": (same, median over test tasks), "timings_s": {...}}``, JSON-ready."""
     variants = VARIANTS if variants is None else variants
     configs = {
         (name, model, k, r): attention.Config(
@@ -152,17 +166,21 @@ def run_sensitivity(points, trials, t_max, *, variants=None, progress=False, **s
         for r in range(trials)
     }
     runs, timings = train_and_evaluate(list(configs.values()), t_max, progress=progress)
-    E = {
-        name: {
-            m: {mask: [[None] * trials for _ in points] for mask in attention.MASKS}
-            for m in attention.MODELS
+    out = {
+        key: {
+            name: {
+                m: {mask: [[None] * trials for _ in points] for mask in attention.MASKS}
+                for m in attention.MODELS
+            }
+            for name in variants
         }
-        for name in variants
+        for key in ("E", "E_median")
     }
     for (name, model, k, r), c in configs.items():
-        for mask, curve in runs[c]["E"].items():
-            E[name][model][mask][k][r] = curve
-    return {"E": E, "timings_s": timings}
+        for key in out:
+            for mask, curve in runs[c][key].items():
+                out[key][name][model][mask][k][r] = curve
+    return {**out, "timings_s": timings}
 
 
 def grid_study(scale="book"):

@@ -178,3 +178,32 @@ def test_fused_training_objective_equals_the_layer_and_its_gradient(model):
         assert torch.max(torch.abs(a - b)) < 1e-12 * max(1.0, float(torch.max(torch.abs(b))))
         assert torch.max(torch.abs(b)) > 1e-3  # the comparison is not between zeros
     assert torch.autograd.gradcheck(fused, args)
+
+
+@pytest.mark.parametrize("model", at.MODELS)
+@pytest.mark.parametrize("merged", [False, True])
+def test_evaluation_kernel_equals_the_torch_form(model, merged):
+    """Per-task errors from the CPU kernel (each trajectory start to end in cache) against the
+    torch form of the layer advanced for all tasks together, both masks, float64; and the
+    default output is their mean over tasks."""
+    c = at.Config(model=model, L=7, M=5, D=4, init_scale=0.3, merged=merged)
+    gen = torch.Generator().manual_seed(3)
+    p = {
+        k: v.expand(3, -1, -1) + 0.2 * torch.randn(3, *v.shape[1:], generator=gen)
+        for k, v in at.init_params(c).items()
+    }
+    test = at.test_set(c, 40)
+    cpu = torch.device("cpu")
+    got = at.evaluate_stack(c, p, 5, tasks=40, test=test, per_task=True, dev=cpu)
+    Z, w, est0 = test
+    pool = Z.transpose(1, 2) @ Z if model == "linear" else Z
+    p64 = {k: v.double() for k, v in p.items()}
+    want = at._evaluate_torch(c, p64, pool, w, est0, 5, at.MASKS, cpu, 16)
+    for m in at.MASKS:
+        assert got[m].shape == (3, 40, 6)
+        np.testing.assert_allclose(got[m], want[m], rtol=1e-11)
+        assert np.max(np.abs(want[m][..., -1] / want[m][..., 0] - 1)) > 0.5  # trajectories move
+    assert not np.allclose(got["history"], got["examples"], rtol=1e-3)
+    mean = at.evaluate_stack(c, p, 5, tasks=40, test=test, dev=cpu)
+    for m in at.MASKS:
+        np.testing.assert_allclose(mean[m], got[m].mean(1), rtol=1e-14)
