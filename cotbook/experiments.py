@@ -30,7 +30,11 @@ __all__ = [
     "grid_study",
     "mean_sem",
     "theory_regime",
+    "STATISTICS",
+    "curves",
     "regime_map",
+    "regime_counts",
+    "unstable_share",
     "finite_d_regime_map",
     "representatives",
     "best_depth",
@@ -224,13 +228,45 @@ def theory_regime(L, M, D):
     return "decay" if name in ("exponential", "critical") else name
 
 
-def regime_map(config, data, model, mask="history"):
+STATISTICS = {"mean": "E", "median": "E_median"}
+"""Per-configuration curves a saved run holds: the mean over its test tasks (the paper's MSE)
+and the median over them (the typical task); key in the result's data."""
+
+
+def curves(data, model, mask="history", statistic="mean"):
+    """The grid's per-trial curves ``[L][M][trial][t]`` of one model, mask and ``statistic``
+    (:data:`STATISTICS`) as an array."""
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {sorted(STATISTICS)}, got {statistic!r}")
+    return np.asarray(data[STATISTICS[statistic]][model][mask], dtype=float)
+
+
+def regime_map(config, data, model, mask="history", *, statistic="mean", horizon=None):
     """``(measured, theory)``: for every ``(L, M)`` of the grid, :func:`regime_of_curve` of the
-    trial-mean curve and :func:`theory_regime`, as nested lists ``[L][M]``."""
-    mean, _ = mean_sem(data["E"][model][mask])
+    trial-mean curve of ``statistic`` (:func:`curves`) up to depth ``horizon`` (default: all
+    saved depths) and :func:`theory_regime`, as nested lists ``[L][M]``."""
+    mean, _ = mean_sem(curves(data, model, mask, statistic))
+    if horizon is not None:
+        horizon = _checks.positive_int("horizon", horizon)
+        if horizon < 2 or horizon >= mean.shape[-1]:
+            raise ValueError(f"horizon must be in [2, {mean.shape[-1] - 1}], got {horizon}")
+        mean = mean[..., : horizon + 1]
     measured = [[regime_of_curve(curve) for curve in row] for row in mean]
     theory = [[theory_regime(L, M, config["D"]) for M in config["Ms"]] for L in config["Ls"]]
     return measured, theory
+
+
+def unstable_share(data, model, mask="history"):
+    """Trial mean of the share of test tasks whose error at the last saved depth exceeds their
+    error at ``t = 0``, as an array ``[L][M]``."""
+    return np.mean(np.asarray(data["unstable"][model][mask], dtype=float), axis=-1)
+
+
+def regime_counts(measured):
+    """``{regime: number of cells}`` of a nested ``[L][M]`` regime map."""
+    return {
+        k: sum(row.count(k) for row in measured) for k in ("decay", "overthinking", "saturation")
+    }
 
 
 def finite_d_regime_map(config, *, trials=5, test_designs=8, seed=0, statistic="mean"):
@@ -290,10 +326,10 @@ def regime_of_curve(curve, *, rise=1.1, decay=0.5):
     return "saturation"
 
 
-def representatives(config, data, model, mask="history"):
-    """``{regime: (i, j)}``: for each measured regime, the grid cell showing it at the largest
-    ``M`` (then the middle ``L``) -- the curves drawn in Figure 2B/2D."""
-    measured, _ = regime_map(config, data, model, mask)
+def representatives(config, data, model, mask="history", statistic="mean"):
+    """``{regime: (i, j)}``: for each regime measured on ``statistic``, the grid cell showing it
+    at the largest ``M`` (then the middle ``L``) -- the curves drawn in Figure 2B/2D."""
+    measured, _ = regime_map(config, data, model, mask, statistic=statistic)
     cells = {}
     for regime in ("decay", "overthinking", "saturation"):
         found = [
@@ -313,15 +349,16 @@ def best_depth(curve):
     return int(np.argmin(np.asarray(curve, dtype=float)))
 
 
-def claims(config, data, model, mask="history", t=20):
-    """The paper's statements about Figure 2, each measured on the grid of ``model``.
+def claims(config, data, model, mask="history", t=20, statistic="mean"):
+    """The paper's statements about Figure 2, each measured on the grid of ``model`` with the
+    trial means of ``statistic`` (:func:`curves`).
 
     Returns ``(headers, rows)`` with rows ``[statement, measurement, holds]``; ``holds`` is a
     bool computed from the measurement (criteria in the chapter).
     """
     Ls, Ms = list(config["Ls"]), list(config["Ms"])
-    mean, _ = mean_sem(data["E"][model][mask])
-    measured, _ = regime_map(config, data, model, mask)
+    mean, _ = mean_sem(curves(data, model, mask, statistic))
+    measured, _ = regime_map(config, data, model, mask, statistic=statistic)
     kinds = np.array(measured)
     half = len(Ms) // 2
     low = float(np.mean(kinds[:, :half] == "overthinking"))
@@ -400,34 +437,31 @@ def saved_sensitivity():
 
 
 def sensitivity_table(config, data, model, t=20):
-    """Rows ``[variant, (L, M), E_t history, E_t examples, regime history, regime examples]``
-    for one model: the trial-mean error at depth ``t`` under both masks and the measured
-    regime of each trial-mean curve."""
+    """Rows ``[variant, (L, M), E_t history, E_t examples, regimes]`` for one model: the
+    trial-mean error (mean over test tasks) at depth ``t`` under both masks, and the regime of
+    each trial-mean curve, written ``mean history / mean examples / median history / median
+    examples`` with D decay, O overthinking, S saturation."""
     rows = []
-    for name, by_model in data["E"].items():
+    for name in data["E"]:
         for k, point in enumerate(config["points"]):
-            cells = []
-            for mask in attention.MASKS:
-                curve = np.mean(np.asarray(by_model[model][mask][k], dtype=float), axis=0)
-                cells.append((float(curve[t]), regime_of_curve(curve)))
+            means = {
+                (statistic, mask): np.mean(
+                    np.asarray(data[key][name][model][mask][k], dtype=float), axis=0
+                )
+                for statistic, key in STATISTICS.items()
+                for mask in attention.MASKS
+            }
+            kinds = [regime_of_curve(curve)[0].upper() for curve in means.values()]
             rows.append(
                 [
                     name,
                     f"({point[0]}, {point[1]})",
-                    cells[0][0],
-                    cells[1][0],
-                    cells[0][1],
-                    cells[1][1],
+                    float(means["mean", "history"][t]),
+                    float(means["mean", "examples"][t]),
+                    " / ".join(kinds),
                 ]
             )
-    headers = [
-        "variant",
-        "(L, M)",
-        f"E_{t} history",
-        f"E_{t} examples",
-        "regime history",
-        "regime examples",
-    ]
+    headers = ["variant", "(L, M)", f"E_{t} history", f"E_{t} examples", "regimes"]
     return headers, rows
 
 

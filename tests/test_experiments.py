@@ -97,17 +97,45 @@ def test_representatives_and_claims_on_a_known_grid():
 def test_sensitivity_table_reads_means_and_regimes():
     t = np.arange(41)
     decay, flat = (2.0 * 0.8**t).tolist(), (0.5 + 1.5 * 0.8**t).tolist()
-    data = {
-        "E": {
-            "paper": {"linear": {"history": [[decay, decay]], "examples": [[flat, flat]]}},
-            "merged W": {"linear": {"history": [[flat, flat]], "examples": [[decay, decay]]}},
-        }
+    rising = (2.0 * 0.8**t + 1e-3 * 1.3**t).tolist()
+    mean = {
+        "paper": {"linear": {"history": [[decay, decay]], "examples": [[flat, flat]]}},
+        "merged W": {"linear": {"history": [[rising, rising]], "examples": [[decay, decay]]}},
     }
+    median = {
+        "paper": {"linear": {"history": [[decay, decay]], "examples": [[decay, decay]]}},
+        "merged W": {"linear": {"history": [[flat, flat]], "examples": [[decay, decay]]}},
+    }
+    data = {"E": mean, "E_median": median}
     headers, rows = experiments.sensitivity_table({"points": [[25, 3200]]}, data, "linear")
-    assert headers[:2] == ["variant", "(L, M)"]
+    assert headers == ["variant", "(L, M)", "E_20 history", "E_20 examples", "regimes"]
     assert rows[0][:2] == ["paper", "(25, 3200)"]
     assert rows[0][2] == pytest.approx(decay[20]) and rows[0][3] == pytest.approx(flat[20])
-    assert rows[0][4:] == ["decay", "saturation"] and rows[1][4:] == ["saturation", "decay"]
+    assert rows[0][4] == "D / S / D / D" and rows[1][4] == "O / D / S / D"
+
+
+def test_regime_map_by_statistic_and_horizon():
+    """The median curves are read from their own key; a horizon cuts the curve before it is
+    classified (a late rise is invisible at t <= 20)."""
+    t = np.arange(41)
+    late = 2.0 * 0.8**t + 1e-6 * 1.5**t  # minimum near t = 24, then rises
+    E = np.zeros((1, 1, 2, 41))
+    E[0, 0] = late
+    M = np.zeros((1, 1, 2, 41))
+    M[0, 0] = 0.5 + 1.5 * 0.8**t
+    config = {"Ls": [160], "Ms": [3200], "D": 50}
+    data = {"E": {"linear": {"history": E.tolist()}}, "E_median": {"linear": {"history": M}}}
+    assert experiments.regime_map(config, data, "linear")[0] == [["overthinking"]]
+    assert experiments.regime_map(config, data, "linear", horizon=20)[0] == [["decay"]]
+    median, _ = experiments.regime_map(config, data, "linear", statistic="median")
+    assert median == [["saturation"]]
+    assert experiments.regime_counts(median) == {"decay": 0, "overthinking": 0, "saturation": 1}
+    data["unstable"] = {"linear": {"history": [[[0.0, 0.5]]]}}
+    np.testing.assert_allclose(experiments.unstable_share(data, "linear"), [[0.25]])
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        experiments.curves(data, "linear", statistic="mode")
+    with pytest.raises(ValueError, match="horizon must be in"):
+        experiments.regime_map(config, data, "linear", horizon=41)
 
 
 def test_saved_grid_configuration_is_regenerated_from_its_seed():
