@@ -34,6 +34,7 @@ __all__ = [
     "curves",
     "regime_map",
     "regime_counts",
+    "regime_agreement",
     "unstable_share",
     "finite_d_regime_map",
     "representatives",
@@ -260,6 +261,18 @@ def unstable_share(data, model, mask="history"):
     """Trial mean of the share of test tasks whose error at the last saved depth exceeds their
     error at ``t = 0``, as an array ``[L][M]``."""
     return np.mean(np.asarray(data["unstable"][model][mask], dtype=float), axis=-1)
+
+
+def regime_agreement(measured, theory):
+    """``(same, compared)``: cells of two nested ``[L][M]`` regime maps that agree, among those
+    where ``theory`` has a regime (not ``None``)."""
+    pairs = [
+        (m, t)
+        for rm, rt in zip(measured, theory, strict=True)
+        for m, t in zip(rm, rt, strict=True)
+        if t is not None
+    ]
+    return sum(m == t for m, t in pairs), len(pairs)
 
 
 def regime_counts(measured):

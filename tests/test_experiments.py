@@ -56,6 +56,8 @@ def test_regime_map_reads_the_grid():
     measured, theory = experiments.regime_map(config, data, "linear")
     assert measured == [["decay", "saturation"], ["overthinking", "decay"]]
     assert theory == [["saturation", None], ["decay", None]]  # M = D: no ridgeless theory
+    assert experiments.regime_agreement(measured, theory) == (0, 2)  # None cells not compared
+    assert experiments.regime_agreement(theory, theory) == (2, 2)
 
 
 def _synthetic_grid():
