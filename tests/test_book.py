@@ -1,26 +1,101 @@
-"""The book builds with zero warnings (Sphinx -W, nitpicky) and renders math offline."""
+"""The book builds with zero warnings (Sphinx -W, nitpicky), renders math offline, offers every
+chapter as its executed notebook, and has no launch button into a wrong repository.
 
-import subprocess
-import sys
+The book is built once per session by the `built_book` fixture (tests/conftest.py).
+"""
+
+import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import nbformat
+import pytest
+import yaml
+from book_build import ROOT
+
+from cotbook.sphinx_notebooks import has_real_repository
 
 
-def test_book_builds_without_warnings(tmp_path):
-    jb = Path(sys.executable).with_name("jupyter-book")
-    result = subprocess.run(
-        [str(jb), "build", str(ROOT), "-W", "-n", "--keep-going", "--path-output", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    log = result.stdout + result.stderr
-    assert result.returncode == 0, log[-5000:]
+def test_book_builds_without_warnings(built_book):
+    log = built_book.log
+    assert built_book.returncode == 0, log[-5000:]
     # Sphinx reports "path:line: WARNING: ..."; -W already turns these into a failed build.
     assert "WARNING:" not in log, log[-5000:]
-    html = tmp_path / "_build" / "html"
+    html = built_book.html
     assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()  # MathJax bundled
     page = (html / "book" / "model.html").read_text()
     assert "mathjax/tex-chtml.js" in page and "cdn.jsdelivr" not in page
     assert page.count("<img alt=") >= 2  # the chapter's figures were executed and embedded
+
+
+def _toc_files(entry) -> list[str]:
+    """Document names in a _toc.yml entry, in reading order (root, chapters, parts, sections)."""
+    found = []
+    if isinstance(entry, dict):
+        for key in ("root", "file"):
+            if isinstance(entry.get(key), str):
+                found.append(entry[key])
+        for key in ("parts", "chapters", "sections"):
+            for child in entry.get(key, []) or []:
+                found.extend(_toc_files(child))
+    return found
+
+
+def _is_notebook(path: Path) -> bool:
+    """A jupytext MyST notebook: front matter with a kernelspec."""
+    text = path.read_text()
+    if not text.startswith("---\n"):
+        return False
+    front = yaml.safe_load(text[4:text.index("\n---", 4)]) or {}
+    return "kernelspec" in front
+
+
+TOC = _toc_files(yaml.safe_load((ROOT / "_toc.yml").read_text()))
+NOTEBOOK_CHAPTERS = [
+    name for name in TOC if (ROOT / f"{name}.md").is_file() and _is_notebook(ROOT / f"{name}.md")
+]
+# sphinx-book-theme's download menu entry for the notebook
+NOTEBOOK_LINK = re.compile(r'<a href="([^"]+)"[^>]*class="[^"]*btn-download-notebook-button')
+
+
+def test_chapters_found():
+    assert len(NOTEBOOK_CHAPTERS) >= 13, NOTEBOOK_CHAPTERS
+
+
+@pytest.mark.parametrize("chapter", NOTEBOOK_CHAPTERS)
+def test_chapter_downloads_as_executed_notebook(built_book, chapter):
+    page = built_book.html / f"{chapter}.html"
+    links = NOTEBOOK_LINK.findall(page.read_text())
+    assert len(links) == 1, f"{chapter}.html: no .ipynb entry in the download menu"
+    target = (page.parent / links[0]).resolve()
+    assert target.is_relative_to(built_book.html.resolve()) and target.is_file(), (
+        f"{chapter}.html: the .ipynb download {links[0]} is not in the build"
+    )
+    notebook = nbformat.read(target, as_version=4)
+    nbformat.validate(notebook)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    # intro and references hold prose only; every chapter with code shows its executed outputs
+    if code:
+        assert any(cell.get("outputs") for cell in code), (
+            f"{links[0]}: the downloaded notebook has no executed output"
+        )
+
+
+def test_no_launch_button_into_a_wrong_repository(built_book):
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    url = (config.get("repository") or {}).get("url")
+    pages = sorted(built_book.html.rglob("*.html"))
+    assert pages
+    for page in pages:
+        text = page.read_text()
+        assert "executablebooks/jupyter-book" not in text, page
+        if not has_real_repository(url):
+            assert "mybinder.org" not in text and "launch-buttons" not in text, page
+
+
+def test_has_real_repository():
+    assert not has_real_repository(None)
+    assert not has_real_repository("")
+    assert not has_real_repository("https://github.com/executablebooks/jupyter-book/")
+    assert has_real_repository("https://github.com/example-org/cotbook")
+    with pytest.raises(ValueError, match="repository_url"):
+        has_real_repository(42)
