@@ -8,6 +8,7 @@ unchanged chapter gives the same file; :func:`cell_sources` is what the drift te
 
 from __future__ import annotations
 
+import base64
 import time
 from pathlib import Path
 
@@ -16,9 +17,22 @@ import nbformat
 import yaml
 from nbclient import NotebookClient
 
-__all__ = ["chapter_paths", "executed_copy", "cell_sources", "execute"]
+__all__ = [
+    "chapter_paths",
+    "executed_copy",
+    "cell_sources",
+    "execute",
+    "figure_png",
+    "write_readme_figure",
+]
 
 NOTEBOOK_DIR = Path("tests") / "notebooks"
+# The figure README.md shows: (chapter, myst-nb figure name, file), copied from the executed copy.
+README_FIGURE = (
+    "phase_diagram",
+    "fig-phase-diagram",
+    Path("book") / "images" / "phase_diagram.png",
+)
 
 
 def chapter_paths(root) -> list[Path]:
@@ -78,3 +92,24 @@ def execute(chapter, out_path, *, cell_timeout: int = 600) -> float:
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(out_path))
     return elapsed
+
+
+def figure_png(nb, name: str) -> bytes:
+    """The PNG drawn by the code cell whose myst-nb figure is called ``name``."""
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("name") == name:
+            for out in cell.outputs:
+                if "image/png" in out.get("data", {}):
+                    return base64.b64decode(out["data"]["image/png"])
+            raise ValueError(f"figure {name!r} has no PNG output: execute its chapter first")
+    raise ValueError(f"name must be a figure of the notebook, got {name!r}")
+
+
+def write_readme_figure(root) -> Path:
+    """Copy :data:`README_FIGURE` from its chapter's executed copy to its file; returns the path."""
+    chapter, name, rel = README_FIGURE
+    copy = executed_copy(root, Path(chapter))
+    out = Path(root) / rel
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(figure_png(nbformat.read(copy, as_version=4), name))
+    return out

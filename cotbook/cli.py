@@ -1,7 +1,8 @@
 """Command line: ``python -m cotbook <command>``.
 
 - ``chapters [NAME ...]``: execute chapters into ``tests/notebooks/`` (the nbval copies) and fail
-  if one takes longer than its budget.
+  if one takes longer than its budget; executing the phase-diagram chapter also refreshes the
+  figure that README.md shows (``chapters.README_FIGURE``).
 - ``simulate --scale {book,paper,precision}``: the theory-vs-simulation study (Appendix E
   figure), saved to ``book/results/theory_vs_simulation[_precision].json``.
 - ``experiments --scale {book,paper} [--only grid|sensitivity]``: trained attention models over
@@ -41,6 +42,8 @@ def _chapters(args) -> int:
         print(f"  {seconds:.1f} s -> {chapters.executed_copy(root, path).relative_to(root)}")
         if seconds > args.budget:
             slow.append(f"{path.stem} ({seconds:.0f} s)")
+        if path.stem == chapters.README_FIGURE[0]:
+            print(f"  README figure -> {chapters.write_readme_figure(root).relative_to(root)}")
     if slow:
         print(f"over the {args.budget:.0f} s budget: {', '.join(slow)}", file=sys.stderr)
         return 1
