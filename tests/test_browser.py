@@ -14,7 +14,7 @@ from book_build import ROOT, build_book
 from browser_check import INSTALL_HINT, check_site, find_chromium, site_pages
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # session scope: it fails before the book is built
 def chromium():
     path = find_chromium()
     if path is None:
@@ -22,7 +22,7 @@ def chromium():
     return path
 
 
-def test_every_page_renders_cleanly(built_book, chromium):
+def test_every_page_renders_cleanly(chromium, built_book):
     assert (built_book.html / "index.html").is_file(), built_book.log[-3000:]
     pages = site_pages(built_book.html)
     assert len([p for p in pages if p.startswith("book/")]) >= 13
@@ -78,7 +78,7 @@ def tiny_book(tmp_path_factory):
     return build
 
 
-def test_checker_reports_undefined_macro_only(tiny_book, chromium):
+def test_checker_reports_undefined_macro_only(chromium, tiny_book):
     faults = check_site(tiny_book.html, ["page.html"], chromium=chromium)
     # the book's macros (\vb, \E, \Tr, \pdv, \Read, \Atten) render; the undefined one is red
     assert faults == ["page.html: red TeX text '\\undefinedmacro'"]
@@ -120,7 +120,7 @@ planted warning on stderr
 }
 
 
-def test_checker_reports_planted_faults(built_book, chromium, tmp_path):
+def test_checker_reports_planted_faults(chromium, built_book, tmp_path):
     html = tmp_path / "html"
     shutil.copytree(built_book.html, html)
     (html / "_static" / "corrupt.png").write_bytes(b"not a png at all")
@@ -168,7 +168,7 @@ def test_checker_reports_planted_faults(built_book, chromium, tmp_path):
     assert len(on_model) == len([f for f in expected if f.startswith("book/model.html")]), report
 
 
-def test_checker_reports_a_probe_that_never_finishes(built_book, chromium, tmp_path):
+def test_checker_reports_a_probe_that_never_finishes(chromium, built_book, tmp_path):
     html = tmp_path / "html"
     shutil.copytree(built_book.html, html)
     # Without MathJax and with timers that never fire, the probe waits forever: the browser's
