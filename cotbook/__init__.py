@@ -10,6 +10,8 @@ Modules (each has one job):
 - :mod:`cotbook.report`    -- printing checks and numbers in chapters at a stable precision.
 - :mod:`cotbook.plotting`  -- shared figure helpers for the chapters.
 - :mod:`cotbook.chapters`  -- deterministic execution of the chapters for the nbval tests.
+- :mod:`cotbook.ledger`    -- verdicts and key numbers glued by the chapters for the report.
+- :mod:`cotbook.sphinx_notebooks` -- Sphinx extension: .ipynb downloads, launch buttons.
 - :mod:`cotbook.cli`       -- ``python -m cotbook ...``.
 """
 
