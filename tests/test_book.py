@@ -5,13 +5,13 @@ The book is built once per session by the `built_book` fixture (tests/conftest.p
 """
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
 import yaml
 from book_build import ROOT
 
+from cotbook import chapters
 from cotbook.sphinx_notebooks import has_real_repository
 
 
@@ -27,31 +27,9 @@ def test_book_builds_without_warnings(built_book):
     assert page.count("<img alt=") >= 2  # the chapter's figures were executed and embedded
 
 
-def _toc_files(entry) -> list[str]:
-    """Document names in a _toc.yml entry, in reading order (root, chapters, parts, sections)."""
-    found = []
-    if isinstance(entry, dict):
-        for key in ("root", "file"):
-            if isinstance(entry.get(key), str):
-                found.append(entry[key])
-        for key in ("parts", "chapters", "sections"):
-            for child in entry.get(key, []) or []:
-                found.extend(_toc_files(child))
-    return found
-
-
-def _is_notebook(path: Path) -> bool:
-    """A jupytext MyST notebook: front matter with a kernelspec."""
-    text = path.read_text()
-    if not text.startswith("---\n"):
-        return False
-    front = yaml.safe_load(text[4:text.index("\n---", 4)]) or {}
-    return "kernelspec" in front
-
-
-TOC = _toc_files(yaml.safe_load((ROOT / "_toc.yml").read_text()))
+# Every page of the book is a notebook chapter (test_chapters.py keeps an executed copy of each).
 NOTEBOOK_CHAPTERS = [
-    name for name in TOC if (ROOT / f"{name}.md").is_file() and _is_notebook(ROOT / f"{name}.md")
+    p.relative_to(ROOT).with_suffix("").as_posix() for p in chapters.chapter_paths(ROOT)
 ]
 # sphinx-book-theme's download menu entry for the notebook
 NOTEBOOK_LINK = re.compile(r'<a href="([^"]+)"[^>]*class="[^"]*btn-download-notebook-button')
