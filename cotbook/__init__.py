@@ -1,18 +1,45 @@
 """cotbook: an executable reproduction of *An Asymptotic Theory of Chain-of-Thought in
 In-Context Learning* (Takanami & Pehlevan).
 
-Modules (each has one job):
+The package is four wings over a small ground; science never imports the book, the command
+line or the benchmarks, and no module imports in a circle (``tests/unit/test_imports.py``):
 
-- :mod:`cotbook.tasks`     -- sampling in-context regression tasks (Section 3, "Training data").
-- :mod:`cotbook.model`     -- prompts, attention layer, readout and CoT (Section 3, App. B).
-- :mod:`cotbook.pretrain`  -- the ridge objective and its minimiser A* = B C^{-1} (Eq. loss).
-- :mod:`cotbook.simulate`  -- finite-D test error E_t of the trained model (Eq. gen. trace).
-- :mod:`cotbook.report`    -- printing checks and numbers in chapters at a stable precision.
-- :mod:`cotbook.plotting`  -- shared figure helpers for the chapters.
-- :mod:`cotbook.chapters`  -- deterministic execution of the chapters for the nbval tests.
-- :mod:`cotbook.ledger`    -- verdicts and key numbers glued by the chapters for the report.
-- :mod:`cotbook.sphinx_notebooks` -- Sphinx extension: .ipynb downloads, launch buttons.
-- :mod:`cotbook.cli`       -- ``python -m cotbook ...``.
+- ground: :mod:`cotbook._checks` (input validation) and :mod:`cotbook.tasks` (the paper's task
+  distribution, Section 3).
+- :mod:`cotbook.theory` -- the exact D -> infinity theory: Result 1 (``theory.error_curve``
+  for any ridge), Appendices C and D, Results 2 and 3, Theorem 1.
+- :mod:`cotbook.simulation` -- the simplified model at finite D: model, pretraining,
+  simulation, the Appendix E study.
+- :mod:`cotbook.attention` -- trained linear and softmax attention: the layer, the Figure 2
+  runs and their analysis, the Appendix A structure.
+- :mod:`cotbook.book` -- the book's machinery: result records, the saved-or-run loader,
+  chapter execution, the claims ledger, tables and figures, the Sphinx extension.
+- :mod:`cotbook.cli` (``python -m cotbook``) and :mod:`cotbook.bench` (timings) sit on top.
+
+The wings are imported on first use (``cotbook.theory`` works after ``import cotbook``);
+``cotbook.phases`` is :mod:`cotbook.theory.phases`.
 """
 
+import importlib
+
 __version__ = "0.1.0"
+
+_LAZY = {
+    "theory": "cotbook.theory",
+    "simulation": "cotbook.simulation",
+    "attention": "cotbook.attention",
+    "book": "cotbook.book",
+    "phases": "cotbook.theory.phases",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module = importlib.import_module(_LAZY[name])
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'cotbook' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])

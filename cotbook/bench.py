@@ -1,4 +1,5 @@
-"""Benchmarks: ``python -m cotbook bench {theory,simulate}``.
+"""Timings: ``python -m cotbook bench {theory,simulate,attention}`` (nothing imports this module
+but the command line).
 
 ``theory_benchmark()`` and ``simulate_benchmark()`` return dicts of plain floats, ints and
 strings and print nothing.
@@ -14,18 +15,16 @@ import time
 
 import numpy as np
 
-from . import finite_size, phases, pretrain, results, simulate, tasks, theory
+from . import tasks, theory
 from ._checks import nonneg_int, positive, positive_int
+from .simulation import finite_size, pretrain, simulate
+from .theory import closed_form, phases
 
 __all__ = [
-    "ATTENTION_RESULT",
     "ATTENTION_SETTINGS",
     "attention_benchmark",
     "theory_benchmark",
     "simulate_benchmark",
-    "ACCURACY_POINTS",
-    "accuracy_rows",
-    "accuracy_study",
 ]
 
 
@@ -117,7 +116,9 @@ def theory_benchmark(
     t0 = time.perf_counter()
     Ed = theory.error_curve(da, dtau, ds, deep_t, rtol=deep_rtol)
     out["deep_seconds"] = float(time.perf_counter() - t0)
-    El, _ = theory._grid_block(np.array([da]), np.array([dtau]), ds, deep_t, dtype=np.longdouble)
+    El, _ = closed_form._grid_block(
+        np.array([da]), np.array([dtau]), ds, deep_t, dtype=np.longdouble
+    )
     ref = float(El[0])
     out.update(
         deep_point=f"alpha={da}, tau={dtau:.6f} (1.05 tau_c), sigma2={ds}",
@@ -141,9 +142,10 @@ def simulate_benchmark(*, seed=0) -> dict:
     """
     out = {}
     start = time.perf_counter()
-    finite_size.run(
-        (500,), trials=5, test_designs=2, t_max=30, seed=seed, names=finite_size.MAIN_PANELS
-    )
+    spec = finite_size.SimulationSpec(dims=(500,), trials=5, test_designs=2, t_max=30, seed=seed)
+    for unit in spec.units():
+        if unit.split("/")[0] in finite_size.MAIN_PANELS:
+            finite_size.run_unit(spec, unit)
     out["four_panel_D500_s"] = round(time.perf_counter() - start, 2)
 
     D, L, M = 500, 1000, 1000
@@ -158,8 +160,16 @@ def simulate_benchmark(*, seed=0) -> dict:
     out["pretrain_fast_s"] = round(time.perf_counter() - start, 3)
 
     start = time.perf_counter()
-    simulate.error_curve(
-        4.0, 4.0, finite_size.SIGMA2, finite_size.LAM, 3200, 30, trials=2, test_designs=1, seed=seed
+    simulate.simulated_curve(
+        4.0,
+        4.0,
+        finite_size.SIGMA2,
+        30,
+        D=3200,
+        lam=finite_size.LAM,
+        trials=2,
+        test_designs=1,
+        seed=seed,
     )
     out["D3200_one_trial_s"] = round((time.perf_counter() - start) / 2, 1)
     return out
@@ -175,8 +185,11 @@ print(time.perf_counter() - start)
 """
 
 
-ATTENTION_RESULT = "attention_benchmark"
-ATTENTION_SETTINGS = {"L": 100, "M": 100, "steps": 3000}  # the issue's benchmark configuration
+ATTENTION_SETTINGS = {
+    "L": 100,
+    "M": 100,
+    "steps": 3000,
+}  # one configuration of the Figure 2 grid's size
 
 
 def attention_benchmark(L=100, M=100, steps=3000) -> dict:
@@ -207,62 +220,3 @@ def attention_benchmark(L=100, M=100, steps=3000) -> dict:
         out[f"{model}_literal_s"] = float(f"{literal:.4g}")
         out[f"{model}_speedup"] = round(literal / fast, 1)
     return out
-
-
-ACCURACY_POINTS = (
-    (2.0, 3.0, 0.01),
-    (4.0, 1.5, 0.0),
-    (0.3, 2.0, 0.01),
-    (0.05, 1.01, 0.0),
-    (1.0, 10.0, 1e-4),
-    (1.0, 300.0, 1e-4),
-    (3.0, 50.0, 0.01),
-    (10.0, 100.0, 0.0),
-    (20.0, 1.2, 0.1),
-    (0.5, 5.0, 0.1),
-    (0.1, 100.0, 0.0),
-    (2.0, "tau_c", 1e-4),
-    (0.5, "tau_c+", 0.01),
-)
-"""Thirteen (alpha, tau, sigma2) points: all four regimes, alpha < 1, = 1, > 1, tau at and just
-above tau_c, sigma2 in {0, 1e-4, 1e-2, 1e-1} ("tau_c" / "tau_c+": tau_c and tau_c (1 + 1e-6))."""
-
-ACCURACY_RESULT = "theory_accuracy"
-
-
-def _resolve(alpha, tau, sigma2):
-    if tau == "tau_c":
-        return alpha, float(phases.tau_c(alpha, sigma2)), sigma2
-    if tau == "tau_c+":
-        return alpha, float(phases.tau_c(alpha, sigma2)) * (1 + 1e-6), sigma2
-    return alpha, float(tau), sigma2
-
-
-def accuracy_rows(t_max, *, dps=50, points=ACCURACY_POINTS) -> list:
-    """``[alpha, tau, sigma2, regime, E_{t_max}, max_t |auto/recursion - 1|]`` for each point.
-
-    The reference is the paper's recursion (``method="recursion"``) at ``dps`` digits; the
-    compared values are ``method="auto"`` (float64 with certification).
-    """
-    t_max = positive_int("t_max", t_max)
-    rows = []
-    for point in points:
-        alpha, tau, sigma2 = _resolve(*point)
-        fast = theory.error_curve(alpha, tau, sigma2, t_max)
-        ref = theory.error_curve(alpha, tau, sigma2, t_max, method="recursion", dps=dps)
-        err = float(np.max(np.abs(fast / ref - 1)))
-        rows.append([alpha, tau, sigma2, phases.regime(alpha, tau, sigma2), float(ref[-1]), err])
-    return rows
-
-
-def accuracy_study(t_max_now=40):
-    """The saved ``python -m cotbook bench accuracy`` table if present, else
-    :func:`accuracy_rows` at ``t_max_now`` computed now.  Returns ``(rows, description)``."""
-    record = results.load(ACCURACY_RESULT)
-    if record is not None:
-        cfg = record["config"]
-        return record["data"]["rows"], (
-            f"t <= {cfg['t_max']}, recursion at {cfg['dps']} digits, read from "
-            f"book/results/{ACCURACY_RESULT}.json (written by {record['code_version']})"
-        )
-    return accuracy_rows(t_max_now), f"t <= {t_max_now}, recursion at 50 digits, computed now"

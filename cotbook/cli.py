@@ -1,30 +1,54 @@
-"""Command line: ``python -m cotbook <command>``.
+"""Command line: ``python -m cotbook <command>`` (``--help`` on each command says more).
 
-- ``chapters [NAME ...]``: execute chapters into ``tests/notebooks/`` (the nbval copies) and fail
-  if one takes longer than its budget; executing the phase-diagram chapter also refreshes the
-  figure that README.md shows (``chapters.README_FIGURE``).
-- ``simulate --scale {book,paper,precision}``: the theory-vs-simulation study (Appendix E
-  figure), saved to ``book/results/theory_vs_simulation[_precision].json``.
-- ``experiments --scale {book,paper} [--only grid|sensitivity]``: trained attention models over
-  the (L, M) grid (Figure 2) and the sensitivity study, saved to
-  ``book/results/attention_{grid,sensitivity}.json``.
-- ``bench {theory,simulate,attention}``: speed and accuracy benchmarks, printed as ``key: value``
-  lines;
-  ``bench accuracy``: the fast theory against the paper's recursion at t <= 80, saved to
-  ``book/results/theory_accuracy.json``.
+- ``chapters [NAME ...]``: execute chapters into ``tests/book/notebooks/`` (the nbval copies),
+  failing if one takes longer than its budget; the phase-diagram chapter also refreshes the
+  figure README.md shows.
+- ``simulate``: the theory-vs-simulation study (Appendix E figure).
+- ``experiments``: trained attention over the (L, M) grid (Figure 2) and the sensitivity study.
+- ``bench {theory,simulate,accuracy,attention}``: timings; ``accuracy`` and ``attention`` save
+  a record.
+
+Long runs save a record (:mod:`cotbook.book.results`): at the committed scale into
+``book/results/``, at any other scale into ``_build/results/`` (ignored by git), or into
+``--out DIR``.  They checkpoint every finished unit; ``--resume`` finishes an interrupted run.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
-from . import chapters, finite_size, results
+from .book import chapters, results, runner
 
 CHAPTER_BUDGET_S = 180.0
+
+# Wall-clock times measured on 2 cores (the paper-scale ones are also stored in their records).
+_SIMULATE_TIMES = {"tiny": "1 s", "book": "1 min", "paper": "6 min", "precision": "8 min"}
+_EXPERIMENT_TIMES = {
+    "tiny": "5 s",
+    "book": "2 min",
+    "paper": "grid 28 min + sensitivity 6 min",
+}
+
+
+_SCALE_HELP = "size of the run (default: %(default)s)"
+_SEED_HELP = "root of every random stream of the run (default: %(default)s)"
+
+
+def _seed(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text}")
+    return value
+
+
+def _positive_float(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
+    return value
 
 
 def _chapters(args) -> int:
@@ -33,7 +57,10 @@ def _chapters(args) -> int:
     if args.names:
         unknown = set(args.names) - {p.stem for p in paths}
         if unknown:
-            raise SystemExit(f"unknown chapter(s): {', '.join(sorted(unknown))}")
+            raise SystemExit(
+                f"unknown chapter(s): {', '.join(sorted(unknown))}; "
+                f"chapters are: {', '.join(p.stem for p in paths)}"
+            )
         paths = [p for p in paths if p.stem in args.names]
     slow = []
     for path in paths:
@@ -50,47 +77,44 @@ def _chapters(args) -> int:
     return 0
 
 
-def _simulate(args) -> int:
-    config = dict(finite_size.SCALES[args.scale], sigma2=finite_size.SIGMA2, lam=finite_size.LAM)
-    config["seed"] = args.seed
-    record = finite_size.run(**config, progress=True)
-    config["dims"] = list(config["dims"])
-    path = results.save(
-        finite_size.result_name(args.scale),
-        dict(config, scale=args.scale),
-        record["panels"],
-        record["timings_s"],
+def _study(name, scale, spec, run_unit, assemble, args, **extra) -> None:
+    path = runner.run_study(
+        name,
+        scale,
+        spec,
+        run_unit,
+        assemble,
+        out=args.out,
+        force=args.force,
+        resume=args.resume,
+        environment_extra=extra or None,
     )
-    print(f"saved {path} ({sum(record['timings_s'].values()):.0f} s of simulation)")
+    print(f"saved {path}")
+
+
+def _simulate(args) -> int:
+    from .simulation import finite_size
+
+    spec = finite_size.SCALES[args.scale]
+    spec = finite_size.SimulationSpec.from_dict(dict(spec.to_dict(), seed=args.seed))
+    name = "theory_vs_simulation_precision" if args.scale == "precision" else "theory_vs_simulation"
+    _study(name, args.scale, spec, finite_size.run_unit, finite_size.assemble, args)
     return 0
 
 
 def _experiments(args) -> int:
-    from . import attention, experiments
+    from .attention import grid, layer
 
     jobs = {
-        "grid": (experiments.GRID_RESULT, experiments.SCALES, experiments.run_grid),
-        "sensitivity": (
-            experiments.SENSITIVITY_RESULT,
-            experiments.SENSITIVITY_SCALES,
-            experiments.run_sensitivity,
-        ),
+        "grid": ("attention_grid", grid.GRID_SCALES, grid.GridSpec),
+        "sensitivity": ("attention_sensitivity", grid.SENSITIVITY_SCALES, grid.SensitivitySpec),
     }
     for what in [args.only] if args.only else list(jobs):
-        name, scales, run = jobs[what]
-        scale = scales[args.scale]
-        start = time.perf_counter()
-        out = run(**scale, seed=args.seed, progress=True)
-        timings = dict(out.pop("timings_s"), total=time.perf_counter() - start)
-        config = attention.Config(model="linear", L=1, M=1, seed=args.seed).as_dict()
-        for key in ("model", "L", "M", "trial"):
-            config.pop(key)
-        config.update(json.loads(json.dumps(scale)), scale=args.scale)
-        config["device"] = str(attention.device())
-        if what == "sensitivity":
-            config["variants"] = experiments.VARIANTS
-        path = results.save(name, config, out, timings)
-        print(f"saved {path} ({timings['total']:.0f} s)")
+        name, scales, kind = jobs[what]
+        spec = kind.from_dict(dict(scales[args.scale].to_dict(), seed=args.seed))
+        _study(
+            name, args.scale, spec, grid.run_unit, grid.assemble, args, device=str(layer.device())
+        )
     return 0
 
 
@@ -98,24 +122,41 @@ def _bench(args) -> int:
     from . import bench
 
     if args.what == "accuracy":
+        from .theory import numerics
+
+        directory = runner.output_directory("theory_accuracy", "paper", args.out)
         start = time.perf_counter()
-        rows = bench.accuracy_rows(80, dps=50)
+        rows = numerics.accuracy_rows(80, dps=50)
         config = {
             "t_max": 80,
             "dps": 50,
-            "points": [list(map(str, p)) for p in bench.ACCURACY_POINTS],
+            "points": [list(map(str, p)) for p in numerics.ACCURACY_POINTS],
         }
         timings = {"total": time.perf_counter() - start}
-        path = results.save(bench.ACCURACY_RESULT, config, {"rows": rows}, timings)
+        data = {"rows": [list(row) for row in rows]}
+        path = results.save(
+            "theory_accuracy",
+            scale="paper",
+            config=config,
+            data=data,
+            timings=timings,
+            directory=directory,
+        )
         print(f"saved {path}")
         return 0
     if args.what == "attention":
-        import torch
-
+        directory = runner.output_directory("attention_benchmark", "paper", args.out)
         report = bench.attention_benchmark(**bench.ATTENTION_SETTINGS)
-        config = dict(bench.ATTENTION_SETTINGS, torch_threads=torch.get_num_threads())
         timings = {k: v for k, v in report.items() if k.endswith("_s")}
-        print(f"saved {results.save(bench.ATTENTION_RESULT, config, report, timings)}")
+        path = results.save(
+            "attention_benchmark",
+            scale="paper",
+            config=dict(bench.ATTENTION_SETTINGS),
+            data=report,
+            timings=timings,
+            directory=directory,
+        )
+        print(f"saved {path}")
     else:
         report = {"theory": bench.theory_benchmark, "simulate": bench.simulate_benchmark}[
             args.what
@@ -125,25 +166,80 @@ def _bench(args) -> int:
     return 0
 
 
+def _scales_help(times, committed) -> str:
+    return "; ".join(
+        f"{scale}: ~{t}" + (" (committed to book/results/)" if scale in committed else "")
+        for scale, t in times.items()
+    )
+
+
+def _add_output_options(p) -> None:
+    p.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write the record into DIR (default: book/results/ at the committed scale, "
+        "_build/results/ at any other)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="allow another scale to overwrite a committed record in book/results/",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted run from its checkpoint (<out>/<name>.partial/)",
+    )
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="cotbook", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("chapters", help="execute chapters into tests/notebooks (nbval copies)")
+    p = sub.add_parser("chapters", help="execute chapters into tests/book/notebooks (nbval copies)")
     p.add_argument("names", nargs="*", help="chapter names (file stems); default: all")
-    p.add_argument("--root", default=".", help="repository root (default: .)")
-    p.add_argument("--budget", type=float, default=CHAPTER_BUDGET_S, help="seconds per chapter")
+    p.add_argument("--root", default=".", help="repository root (default: %(default)s)")
+    p.add_argument(
+        "--budget",
+        type=_positive_float,
+        default=CHAPTER_BUDGET_S,
+        help="seconds per chapter (default: %(default)s)",
+    )
     p.set_defaults(run=_chapters)
-    p = sub.add_parser("simulate", help="theory vs finite-D simulation (Appendix E figure)")
-    p.add_argument("--scale", choices=sorted(finite_size.SCALES), default="paper")
-    p.add_argument("--seed", type=int, default=0)
+    p = sub.add_parser(
+        "simulate",
+        help="theory vs finite-D simulation (Appendix E figure)",
+        description="Theory vs finite-D simulation (Appendix E figure).  Scales: "
+        + _scales_help(_SIMULATE_TIMES, ("paper", "precision")),
+    )
+    p.add_argument("--scale", choices=list(_SIMULATE_TIMES), default="book", help=_SCALE_HELP)
+    p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
+    _add_output_options(p)
     p.set_defaults(run=_simulate)
-    p = sub.add_parser("experiments", help="trained attention models over (L, M) (Figure 2)")
-    p.add_argument("--scale", choices=["book", "paper"], default="paper")
-    p.add_argument("--only", choices=["grid", "sensitivity"], help="default: both")
-    p.add_argument("--seed", type=int, default=0)
+    p = sub.add_parser(
+        "experiments",
+        help="trained attention models over (L, M) (Figure 2)",
+        description="Trained attention over the (L, M) grid (Figure 2) and the sensitivity "
+        "study.  Scales: " + _scales_help(_EXPERIMENT_TIMES, ("paper",)),
+    )
+    p.add_argument("--scale", choices=list(_EXPERIMENT_TIMES), default="book", help=_SCALE_HELP)
+    p.add_argument("--only", choices=["grid", "sensitivity"], help="(default: both)")
+    p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
+    _add_output_options(p)
     p.set_defaults(run=_experiments)
-    p = sub.add_parser("bench", help="speed/accuracy benchmarks")
+    p = sub.add_parser(
+        "bench",
+        help="timings; accuracy and attention save a record",
+        description="theory: fast engine vs the recursion (~1 min); simulate: engine timings "
+        "(~1 min); accuracy: the Appendix D accuracy table, t <= 80 (~2 min, saved); "
+        "attention: one training run, fast vs literal (~4 min, saved).",
+    )
     p.add_argument("what", choices=["theory", "simulate", "accuracy", "attention"])
+    p.add_argument(
+        "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
+    )
     p.set_defaults(run=_bench)
     args = parser.parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except ValueError as err:
+        parser.exit(2, f"cotbook {args.command}: {err}\n")

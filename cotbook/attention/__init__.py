@@ -1,0 +1,19 @@
+"""Trained attention layers iterated as chain of thought (paper, Section 6 and Appendix A).
+
+The layer and its training (:mod:`.layer`) are promoted here: ``attention.Config``,
+``attention.train``, ``attention.evaluate`` and the rest of :data:`layer.__all__`.
+
+Modules (each has one job):
+
+- :mod:`.layer`     -- the linear and softmax layers, their training and CoT evaluation.
+- :mod:`._kernels`  -- the fused CPU kernels (numba) behind :mod:`.layer`.
+- :mod:`.grid`      -- the Figure 2 runs: :class:`~.grid.GridSpec`, the sensitivity study.
+- :mod:`.regimes`   -- reading those runs: regimes, the paper's statements, references.
+- :mod:`.structure` -- what fully learned linear attention learns (Appendix A figure).
+"""
+
+from . import grid, layer, regimes, structure
+from .layer import *  # noqa: F403  (the layer's public names are this wing's face)
+from .layer import __all__ as _layer_all
+
+__all__ = ["grid", "layer", "regimes", "structure", *_layer_all]

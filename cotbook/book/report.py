@@ -1,0 +1,81 @@
+"""Printing checks and numbers in the chapters at a stable precision.
+
+A chapter never just *claims* that two computations agree: it calls :func:`check`, which prints
+the measured discrepancy and raises if it exceeds the tolerance, so a chapter that stops agreeing
+fails to execute (and its nbval test fails).  Discrepancies at round-off level (below 1e-10)
+differ between machines in their last digits; the nbval sanitizer replaces exactly those.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _checks
+
+__all__ = ["max_rel_diff", "check", "table", "bound"]
+
+
+def max_rel_diff(a, b) -> float:
+    """``max |a - b| / max |b|``: the discrepancy of ``a`` from the reference ``b``."""
+    a = _checks.array("a", a)
+    b = _checks.array("b", b)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
+    scale = np.max(np.abs(b))
+    if scale == 0:
+        raise ValueError("b must not be identically zero (no scale for a relative difference)")
+    return float(np.max(np.abs(a - b)) / scale)
+
+
+def check(label: str, error, tol) -> None:
+    """Print ``<label>: max error <error> <= <tol>``; raise ``AssertionError`` if it is larger."""
+    error = _checks.nonnegative("error", error)
+    tol = _checks.positive("tol", tol)
+    if error > tol:
+        raise AssertionError(f"{label}: max error {error:.1e} exceeds the tolerance {tol:.0e}")
+    print(f"{label}: max error {error:.1e} <= {tol:.0e}")
+
+
+def table(headers, rows, fmt="{:.3g}") -> None:
+    """Print ``rows`` under ``headers`` as an aligned plain-text table.
+
+    Numbers are formatted with ``fmt`` (one format, or one per column); strings and integers are
+    printed as they are.
+    """
+    headers = [str(h) for h in headers]
+    fmts = [fmt] * len(headers) if isinstance(fmt, str) else list(fmt)
+    if len(fmts) != len(headers):
+        raise ValueError(
+            f"fmt must be one format or one per column ({len(headers)}), got {len(fmts)}"
+        )
+    cells = []
+    for row in rows:
+        row = list(row)
+        if len(row) != len(headers):
+            raise ValueError(f"every row must have {len(headers)} entries, got {len(row)}: {row}")
+        cells.append(
+            [
+                v
+                if isinstance(v, str)
+                else str(v)
+                if isinstance(v, (int, np.integer))
+                else f.format(v)
+                for v, f in zip(row, fmts, strict=True)
+            ]
+        )
+    widths = [
+        max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)
+    ]
+    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
+    for r in cells:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+
+
+def bound(value, levels=(1e-12, 1e-11, 1e-10)) -> str:
+    """``"< L"`` for the smallest level ``L`` above ``value``: a round-off-level error printed as
+    an upper bound, identical on every machine; a larger value is printed as it is."""
+    value = _checks.nonnegative("value", value)
+    for level in sorted(levels):
+        if value < level:
+            return f"< {level:.0e}"
+    return f"{value:.1e}"

@@ -1,0 +1,179 @@
+"""The one loader behind every chapter that shows a long run: read its saved record (and say
+so, with the code that wrote it and whether that code is stale), or run it now at a smaller
+scale (and say that).
+
+Each function returns a :class:`Study`; its ``caption`` is what the chapter prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..attention import grid as attention_grid
+from ..simulation import finite_size as fs
+from ..theory import numerics
+from . import results
+
+__all__ = [
+    "Study",
+    "grid",
+    "sensitivity",
+    "simulation",
+    "simulation_precision",
+    "accuracy",
+    "CostRow",
+    "run_costs",
+]
+
+
+@dataclass(frozen=True)
+class Study:
+    """A study to show: its spec, data and timings, the caption that says where they come
+    from, and the saved record they were read from (``None`` when computed now)."""
+
+    spec: object
+    data: dict
+    timings_s: dict
+    caption: str
+    record: results.Record | None
+
+
+def _caption(scale, origin, description, record=None) -> str:
+    lines = [f"{scale} scale, {origin}", f"  {description}"]
+    if record is not None:
+        lines.append(f"  written by {record.written_by()}")
+        if record.stale:
+            lines.append(f"  written by older code: rerun `{record.spec.command}`")
+    return "\n".join(lines)
+
+
+def _saved(name, from_dict, describe) -> Study | None:
+    record = results.load(name)
+    if record is None:
+        return None
+    try:
+        spec = from_dict(record.config)
+    except (ValueError, TypeError) as err:
+        raise results.ResultError(f"{record.path}: invalid configuration ({err})") from None
+    origin = f"read from book/results/{record.path.name}"
+    caption = _caption(record.scale, origin, describe(spec), record)
+    return Study(spec, record.data, record.timings_s, caption, record)
+
+
+def _computed(scale, spec, run, describe) -> Study:
+    data, timings = run(spec)
+    return Study(spec, data, timings, _caption(scale, "computed now", describe(spec)), None)
+
+
+def _check_scale(scale, scales):
+    if scale not in scales:
+        raise ValueError(f"scale must be one of {sorted(scales)}, got {scale!r}")
+
+
+def _describe_grid(spec) -> str:
+    return (
+        f"L = {list(spec.Ls)}, M = {list(spec.Ms)}, {spec.trials} trials, "
+        f"{spec.settings['steps']} steps"
+    )
+
+
+def grid(scale="book") -> Study:
+    """The Figure 2 grid: the saved ``attention_grid`` record, else :func:`grid.run
+    <cotbook.attention.grid.run>` at ``scale`` now."""
+    _check_scale(scale, attention_grid.GRID_SCALES)
+    saved = _saved("attention_grid", attention_grid.GridSpec.from_dict, _describe_grid)
+    if saved is not None:
+        return saved
+    spec = attention_grid.GRID_SCALES[scale]
+    return _computed(scale, spec, attention_grid.run, _describe_grid)
+
+
+def sensitivity() -> Study | None:
+    """The saved sensitivity study, or ``None`` (too long to run inside a chapter)."""
+    return _saved(
+        "attention_sensitivity",
+        attention_grid.SensitivitySpec.from_dict,
+        lambda spec: f"points (L, M) = {[list(p) for p in spec.points]}, {spec.trials} trials",
+    )
+
+
+def _describe_simulation(spec) -> str:
+    return (
+        f"D = {list(spec.dims)}, {spec.trials} trials, {spec.test_designs} test designs per trial"
+    )
+
+
+def simulation(scale="book") -> Study:
+    """The theory-vs-simulation study (Appendix E figure): the saved record, else
+    :func:`cotbook.simulation.finite_size.run` at ``scale`` now; ``data`` is its panels."""
+    _check_scale(scale, fs.SCALES)
+    saved = _saved("theory_vs_simulation", fs.SimulationSpec.from_dict, _describe_simulation)
+    if saved is not None:
+        return saved
+    return _computed(scale, fs.SCALES[scale], fs.run, _describe_simulation)
+
+
+def simulation_precision() -> Study | None:
+    """The saved precision run (20 trials at ``t <= 5``), or ``None``."""
+    return _saved(
+        "theory_vs_simulation_precision", fs.SimulationSpec.from_dict, _describe_simulation
+    )
+
+
+class _AccuracySpec(NamedTuple):
+    t_max: int
+    dps: int
+
+
+def accuracy(t_max_now=40) -> tuple[list, str]:
+    """The Appendix D accuracy table: ``(rows, caption)`` with rows
+    :class:`~cotbook.theory.numerics.AccuracyRow`, from the saved ``theory_accuracy`` record or
+    computed now at ``t <= t_max_now``."""
+
+    def describe(spec):
+        return f"t <= {spec.t_max}, recursion at {spec.dps} digits"
+
+    saved = _saved(
+        "theory_accuracy", lambda c: _AccuracySpec(int(c["t_max"]), int(c["dps"])), describe
+    )
+    if saved is not None:
+        return [numerics.AccuracyRow(*row) for row in saved.data["rows"]], saved.caption
+    spec = _AccuracySpec(t_max_now, 50)
+    rows = numerics.accuracy_rows(spec.t_max, dps=spec.dps)
+    return rows, _caption("book", "computed now", describe(spec))
+
+
+class CostRow(NamedTuple):
+    """What one saved long run cost."""
+
+    run: str
+    measured: str
+    time: str
+    written_by: str
+
+
+def run_costs() -> list[CostRow]:
+    """One row per saved record: the grid and the sensitivity study (wall-clock of all units)
+    and ``python -m cotbook bench attention`` (one configuration, fast and literal, per model).
+    Records not saved are left out."""
+    rows = []
+    for name, what in (("attention_grid", "Figure 2 grid"), ("attention_sensitivity", "sensitivity study")):
+        record = results.load(name)
+        if record is not None:
+            total = record.timings_s.get("total", sum(record.timings_s.values()))
+            rows.append(CostRow(what, "all groups", f"{total / 60:.1f} min", record.written_by()))
+    record = results.load("attention_benchmark")
+    if record is not None:
+        cfg, d = record.config, record.data
+        for model in ("linear", "softmax"):
+            rows.append(
+                CostRow(
+                    f"one {model} run (L = {cfg['L']}, M = {cfg['M']}, {cfg['steps']} steps)",
+                    "fast / literal",
+                    f"{d[f'{model}_fast_s']:.1f} s / {d[f'{model}_literal_s']:.1f} s "
+                    f"= {d[f'{model}_speedup']:.1f}x",
+                    record.written_by(),
+                )
+            )
+    return rows

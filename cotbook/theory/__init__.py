@@ -1,0 +1,114 @@
+"""The exact D -> infinity theory of the paper (Results 1-3, Theorem 1, Appendices C and D).
+
+The face readers use is :func:`error_curve`: ``E_0 .. E_{t_max}`` of Result 1 for any ridge
+``lam >= 0``.  It dispatches ``lam = 0`` to the closed form (:mod:`.closed_form`, certified to
+``rtol``) and ``lam > 0`` to the closed order-parameter system of Appendix C.9
+(:mod:`.derivation`).
+
+Modules (each has one job):
+
+- :mod:`.closed_form` -- Result 1 at lambda = 0: g, F = m13, the paper's recursion and the
+  certified Lagrange quadratic form (:func:`error_grid`, :func:`error_at`).
+- :mod:`.derivation`  -- Appendix C executed step by step; the lambda >= 0 curve.
+- :mod:`.numerics`    -- Appendix D: the fast engine against the paper's recursion.
+- :mod:`.phases`      -- Result 2's regimes, tau_c, decay rates, floors; Theorem 1.
+- :mod:`.scaling`     -- Result 3's constants and Result 2's asymptotic fits.
+- :mod:`.saturation`  -- the saturation regime and the claims of Figure 1.
+"""
+
+from __future__ import annotations
+
+from .._checks import nonnegative
+from . import closed_form, derivation, numerics, phases, saturation, scaling
+from .closed_form import (
+    RTOL_DEFAULT,
+    TINY,
+    AccuracyError,
+    derivative_formula,
+    error_at,
+    error_grid,
+    g,
+    h_coefficients,
+    m13,
+    negative_singular_root,
+)
+
+__all__ = [
+    "error_curve",
+    "error_at",
+    "error_grid",
+    "AccuracyError",
+    "LAM_RTOL",
+    "RTOL_DEFAULT",
+    "TINY",
+    "g",
+    "m13",
+    "h_coefficients",
+    "derivative_formula",
+    "negative_singular_root",
+    "closed_form",
+    "derivation",
+    "numerics",
+    "phases",
+    "saturation",
+    "scaling",
+]
+
+LAM_RTOL = 1e-8
+"""Default and finest accuracy of the ``lam > 0`` curve (the contour integral's check)."""
+
+
+def error_curve(alpha, tau, sigma2, t_max, *, lam=0.0, method="auto", dps=None, rtol=None):
+    """E_0, ..., E_{t_max} of Result 1 as a float64 array of length ``t_max + 1``.
+
+    Parameters
+    ----------
+    alpha : float
+        ``L/D > 0``.
+    tau : float
+        ``M/D``; ``> 1`` when ``lam = 0`` (the ridgeless formula needs ``tau > 1``), ``> 0``
+        otherwise.
+    sigma2 : float
+        Noise variance ``sigma^2 >= 0``.
+    t_max : int
+        Deepest CoT step, ``>= 0``.
+    lam : float
+        Ridge ``lambda >= 0`` of the pretraining loss (``lam/2 |A|^2``).
+    method : str
+        ``lam = 0`` only: ``"auto"`` (certified), ``"recursion"`` (the paper's Appendix D
+        algorithm), ``"lagrange"`` or ``"lagrange_mp"``; see :mod:`cotbook.theory.closed_form`.
+    dps : int, optional
+        Decimal digits of the mpmath methods (``lam = 0`` only).
+    rtol : float, optional
+        Accuracy certified: default 1e-10 for ``lam = 0``, :data:`LAM_RTOL` (also the finest)
+        for ``lam > 0``, where the contour integrals on two torus radii must agree to
+        ``rtol |E_t| + 1e-12``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``E_t`` for ``t = 0 .. t_max`` (``E_0 = 1``).
+
+    Examples
+    --------
+    >>> from cotbook import theory
+    >>> E = theory.error_curve(2.0, 3.0, 0.01, 3)
+    >>> [round(float(x), 6) for x in E]
+    [1.0, 0.500557, 0.281083, 0.199459]
+    """
+    lam = nonnegative("lam", lam)
+    if lam == 0:
+        return closed_form.ridgeless_curve(
+            alpha, tau, sigma2, t_max, method=method, dps=dps, rtol=rtol
+        )
+    if method != "auto":
+        raise ValueError(f"method must be 'auto' when lam > 0, got {method!r}")
+    if dps is not None:
+        raise ValueError(f"dps must be None when lam > 0 (no mpmath path), got {dps!r}")
+    rtol = LAM_RTOL if rtol is None else closed_form._rtol(rtol)
+    if rtol < LAM_RTOL:
+        raise ValueError(
+            f"rtol must be >= {LAM_RTOL:g} when lam > 0 (the contour integral's check), "
+            f"got {rtol!r}"
+        )
+    return derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, rtol=rtol).E

@@ -1,0 +1,877 @@
+"""The lambda = 0 engine: the error curve E_t of Result 1 from its closed form.
+
+(lambda > 0 is the closed system of Appendix C.9, :mod:`cotbook.theory.derivation`; the face
+:func:`cotbook.theory.error_curve` dispatches between the two.)
+
+Notation follows the paper: ``alpha = L/D``, ``tau = M/D``, ``sigma2`` = noise *variance*
+sigma^2, ``t`` = CoT depth, ``c = 1 + (1 + sigma2)/alpha`` and
+``beta = (1 + sigma2)/(alpha (tau - 1))``.
+
+Three ways to get E_0, ..., E_T (all evaluate Result 1 exactly; they differ in cost and in how
+rounding errors are controlled):
+
+``method="recursion"``
+    The paper's own algorithm (Appendix "Numerical evaluation of the theoretical prediction"):
+    the h_n recurrence, the 2-D coefficient recursion ``D(x,y) B(x,y) = alpha p(x) p(y)`` and
+    ``E_t = b_{t,t}``, in mpmath.  O(T^4) (we use the symmetry b_{m,n} = b_{n,m} and mpmath's
+    ``fdot`` for the inner sums).  This is the reference.
+
+``method="lagrange"`` / ``method="lagrange_mp"``
+    Lagrange-Buermann inversion (derived in ``book/numerics.md``).  With a = 1 - h(x) one has
+    x = a / phi(a), phi(a) = (alpha + sigma2 a + a^2)/(alpha + 1 + sigma2), and Result 1 becomes
+
+        E_t = [a^t b^t]  R(a) phi(a)^t R(b) phi(b)^t * alpha / D(a, b),
+        R(a) = (alpha - a^2)/(alpha - a),
+        D(a, b) = alpha - gamma a b + beta a b (a + b),   gamma = 1 + beta (alpha + 1).
+
+    1/D is a *rational* function whose coefficients Q_{n,m} = [a^m b^n] alpha/D obey a
+    three-term recurrence, so E_t = w_t^T Q w_t is a finite quadratic form (O(t^2) per depth,
+    O(T^3) for the whole curve, a single BLAS-3 product).  ``lagrange`` runs it in float64 with a
+    running (a-priori) error bound; ``lagrange_mp`` runs the same sums in mpmath.  In float64 the
+    vectors w_t carry one binary exponent per entry (their entries span far more than the
+    float64 range at depths in the thousands), so no entry is lost to underflow and the bound
+    covers every operation actually performed.
+
+``method="auto"`` (default)
+    float64 Lagrange plus its a-priori (worst-case) rounding-error bound; every depth whose
+    bound exceeds ``rtol * max(|E_t|, tiny)`` (or whose float64 evaluation overflowed) is first
+    recomputed in x87 extended precision (long double, where available and cheap) and, if that
+    still fails, with ``lagrange_mp`` at a precision chosen from the bound, and that value is
+    confirmed by a second run at 15 more digits.  If the two disagree by more than ``rtol``
+    an :class:`AccuracyError` is raised.  Nothing is returned that has not been vouched for
+    to ``rtol`` (default 1e-10).
+
+Astronomically small / large values: results are float64.  ``tiny = 1e-300`` is the absolute
+floor of the accuracy criterion, i.e. an E_t below ~1e-290 is guaranteed to an absolute error
+of ``rtol * 1e-300`` only (it may be returned as a subnormal number or 0.0 when it underflows).
+E_t above the float64 range (deep overthinking, e.g. tau -> 1) is returned as ``+inf``; this is
+a correct statement that E_t > 1.8e308, never a NaN.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+
+from .._checks import greater_than, nonneg_int, nonnegative, positive
+
+__all__ = [
+    "AccuracyError",
+    "g",
+    "m13",
+    "h_coefficients",
+    "ridgeless_curve",
+    "error_grid",
+    "error_at",
+    "derivative_formula",
+    "negative_singular_root",
+    "RTOL_DEFAULT",
+    "TINY",
+]
+
+RTOL_DEFAULT = 1e-10
+TINY = 1e-300
+_U = np.finfo(float).eps / 2  # unit roundoff of float64
+# float64 Lagrange (``_lagrange_float``): entries of Q below this are flushed to zero (avoids
+# denormal arithmetic in the BLAS product); the bound accounts for them (fq (sum |w|)^2).
+_Q_FLUSH = np.finfo(float).tiny * 1e8
+_METHODS = ("auto", "recursion", "lagrange", "lagrange_mp")
+# extended precision tier only if long double really is wider than double on this platform
+_HAVE_LONGDOUBLE = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps / 100
+
+
+class AccuracyError(ArithmeticError):
+    """Raised when a method cannot certify the requested accuracy."""
+
+
+# --------------------------------------------------------------------------------------------
+# validation helpers
+# --------------------------------------------------------------------------------------------
+def _params(alpha, tau, sigma2):
+    alpha = positive("alpha", alpha)
+    tau = greater_than("tau", tau, 1.0)
+    sigma2 = nonnegative("sigma2", sigma2)
+    return alpha, tau, sigma2
+
+
+def _rtol(rtol):
+    rtol = positive("rtol", rtol)
+    if rtol < 1e-30 or rtol >= 1:
+        raise ValueError(f"rtol must be a finite number in [1e-30, 1), got {rtol!r}")
+    return rtol
+
+
+def _dps(dps, default):
+    if dps is None:
+        return default
+    if isinstance(dps, bool) or not isinstance(dps, int) or dps < 15 or dps > 10000:
+        raise ValueError(f"dps must be an integer in [15, 10000], got {dps!r}")
+    return dps
+
+
+def _complex_array(name, value):
+    arr = np.asarray(value)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"{name} must be a finite real or complex number/array, got {value!r}")
+    if arr.dtype == bool:
+        raise ValueError(f"{name} must be a finite real or complex number/array, got {value!r}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN/inf), got {value!r}")
+    return arr
+
+
+# --------------------------------------------------------------------------------------------
+# closed forms of Result 1
+# --------------------------------------------------------------------------------------------
+def g(u, alpha, sigma2):
+    """Wishart resolvent g(u) of Result 1 (Appendix "Explicit solution in lambda=0").
+
+    g(u) = (c + u(1-alpha) - sqrt((c + u(1-alpha))^2 - 4 c u)) / (2u),  c = 1 + (1+sigma2)/alpha,
+
+    on the branch analytic at u = 0 with g(0) = 1.  Evaluated in the rationalised form
+    g = 2c / (A + s), A = c + u(1-alpha), s^2 = A^2 - 4cu, with the square root ``s`` chosen on
+    the same side as ``A`` (Re(s conj(A)) >= 0).  That is the analytic branch in the disc
+    |u| < |u_b| around 0 (u_b the nearer branch point), and its continuation along rays from 0
+    elsewhere.  Accepts real or complex scalars/arrays; returns complex for complex input.
+    """
+    alpha = positive("alpha", alpha)
+    sigma2 = nonnegative("sigma2", sigma2)
+    u = _complex_array("u", u)
+    c = 1.0 + (1.0 + sigma2) / alpha
+    uc = u.astype(complex)
+    A = c + uc * (1.0 - alpha)
+    s = np.sqrt(A * A - 4.0 * c * uc)
+    s = np.where((s * np.conj(A)).real < 0, -s, s)
+    out = 2.0 * c / (A + s)
+    if not np.iscomplexobj(u):
+        if np.any(np.abs(out.imag) > 1e-12 * np.maximum(1.0, np.abs(out.real))):
+            raise ValueError(
+                "u is on the branch cut of g (real u beyond a branch point of the square root); "
+                "pass complex u to choose a side"
+            )
+        out = out.real
+    return out if out.ndim else out[()]
+
+
+def m13(u, v, alpha, tau, sigma2):
+    """Result 1's two-point function F(u, v) = m_13(u, v) (lambda = 0).
+
+    F = alpha g(u) g(v) / (alpha - (g(u)-1)(g(v)-1) [1 + beta (alpha + g(u) + g(v) - 1)]),
+    beta = (1+sigma2)/(alpha (tau - 1)).  Real or complex u, v (broadcast).
+    """
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
+    gu = np.asarray(g(u, alpha, sigma2))
+    gv = np.asarray(g(v, alpha, sigma2))
+    beta = (1.0 + sigma2) / (alpha * (tau - 1.0))
+    den = alpha - (gu - 1.0) * (gv - 1.0) * (1.0 + beta * (alpha + gu + gv - 1.0))
+    with np.errstate(divide="raise", invalid="raise"):
+        out = alpha * gu * gv / den
+    return out if np.ndim(out) else out[()]
+
+
+def h_coefficients(alpha, sigma2, n_max, *, dps=None):
+    """Taylor coefficients h_0..h_{n_max} of h(x) = g(-x/(alpha(1-x))).
+
+    Appendix "Numerical evaluation": from x h^2 + (alpha c - (2+sigma2) x) h - alpha c (1-x) = 0,
+    h_0 = 1 and h_n = ((2+sigma2) h_{n-1} - sum_{k<n} h_k h_{n-1-k} - alpha c [n=1]) / (alpha c).
+
+    Returns float64 (computed in mpmath at ``dps`` digits, default 30, then rounded), so the
+    result is correctly rounded up to underflow.  (All h_n for n >= 1 are <= 0: h = 1 - a(x) with
+    a(x) a series with nonnegative coefficients by Lagrange inversion.)
+    """
+    alpha = positive("alpha", alpha)
+    sigma2 = nonnegative("sigma2", sigma2)
+    n_max = nonneg_int("n_max", n_max)
+    dps = _dps(dps, 30)
+    with mp.workdps(dps):
+        h = _h_mp(mp.mpf(alpha), mp.mpf(sigma2), n_max)
+        return np.array([float(x) for x in h])
+
+
+def _h_mp(al, s2, n_max):
+    ac = al + 1 + s2  # alpha * c
+    h = [mp.mpf(1)]
+    for n in range(1, n_max + 1):
+        sm = mp.fdot(h[:n], h[n - 1 :: -1])
+        h.append(((2 + s2) * h[n - 1] - sm - (ac if n == 1 else 0)) / ac)
+    return h
+
+
+# --------------------------------------------------------------------------------------------
+# the reference: the appendix recursion (mpmath, O(T^4))
+# --------------------------------------------------------------------------------------------
+def _recursion_dps(t_max):
+    return max(40, 20 + t_max // 2)
+
+
+def _error_curve_recursion(alpha, tau, sigma2, t_max, dps):
+    """Appendix "Numerical evaluation of the theoretical prediction": b_{m,n} recursion."""
+    with mp.workdps(dps):
+        al, s2, ta = mp.mpf(alpha), mp.mpf(sigma2), mp.mpf(tau)
+        T = t_max
+        beta = (1 + s2) / (al * (ta - 1))
+        gam = 1 + beta * (al + 1)
+        h = _h_mp(al, s2, T)
+        r = [h[0] - 1] + h[1:]
+        p = []
+        acc = mp.mpf(0)
+        for n in range(T + 1):  # p = h/(1-x)
+            acc += h[n]
+            p.append(acc)
+        r2 = [mp.fdot(r[: n + 1], r[n::-1]) for n in range(T + 1)]
+        # d_{i,j} for i, j >= 1 (r_0 = 0, so d_{i,0} = d_{0,j} = 0 except d_{0,0} = alpha)
+        d = [
+            [-(gam * r[i] + beta * r2[i]) * r[j] - beta * r[i] * r2[j] for j in range(T + 1)]
+            for i in range(T + 1)
+        ]
+        b = [[None] * (T + 1) for _ in range(T + 1)]
+        for m in range(T + 1):
+            for n in range(m, T + 1):
+                if m == 0:
+                    val = p[0] * p[n]  # no (i >= 1) terms
+                else:
+                    s = mp.fsum(
+                        mp.fdot(d[i][1 : n + 1], b[m - i][n - 1 :: -1]) for i in range(1, m + 1)
+                    )
+                    val = p[m] * p[n] - s / al
+                b[m][n] = val
+                b[n][m] = val
+        return np.array([float(b[t][t]) for t in range(T + 1)])
+
+
+# --------------------------------------------------------------------------------------------
+# Lagrange-Buermann quadratic form
+# --------------------------------------------------------------------------------------------
+def _lagrange_coeffs_rounded(alpha, tau, sigma2, rho):
+    """g1, g2, (phi~_0, phi~_1, phi~_2), q = rho/alpha and 1 - alpha for the float64 inputs and
+    this float64 rho, each computed at 40 digits and rounded once (relative error <= u), so that
+    a coefficient raised to the power k contributes k roundings to the a-priori bound."""
+    with mp.workdps(40):
+        al, ta, s2, r = mp.mpf(alpha), mp.mpf(tau), mp.mpf(sigma2), mp.mpf(rho)
+        K = al + 1 + s2
+        beta = (1 + s2) / (al * (ta - 1))
+        gam = 1 + beta * (al + 1)
+        vals = (gam * r * r / al, beta * r**3 / al, al / (K * r), s2 / K, r / K, r / al, 1 - al)
+        g1, g2, p0, p1, p2, q, c1 = (float(x) for x in vals)
+    return g1, g2, (p0, p1, p2), q, c1
+
+
+def _Q_matrix(g1, g2, T, absolute=False):
+    """Q[n, m] = [a^m b^n] alpha / D(rho a, rho b) (three-term recurrence)."""
+    Q = np.zeros((T + 1, T + 1))
+    Q[0, 0] = 1.0
+    s = 1.0 if absolute else -1.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        for n in range(1, T + 1):
+            row = Q[n]
+            row[1:] = g1 * Q[n - 1, :-1]
+            row[2:] += (s * g2) * Q[n - 1, :-2]
+            if n >= 2:
+                row[1:] += (s * g2) * Q[n - 2, :-1]
+    return Q
+
+
+def negative_singular_root(alpha, tau, sigma2):
+    """|a_-|: the negative real root a_- of the symmetric singular condition of Result 2's
+    appendix, a^2 [1 + beta (alpha + 1 - 2a)] = alpha (unique for a < 0).
+
+    It is also the radius of the largest torus |a| = |b| = r on which D(a, b) (Lagrange form)
+    does not vanish, so r = |a_-| keeps the scaled coefficients of 1/D bounded.
+    """
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
+    beta = (1.0 + sigma2) / (alpha * (tau - 1.0))
+    gam = 1.0 + beta * (alpha + 1.0)
+    # s > 0 solves s^2 (gam + 2 beta s) = alpha; f is increasing and convex on s > 0
+    s = math.sqrt(alpha / gam)
+    for _ in range(200):
+        f = s * s * (gam + 2 * beta * s) - alpha
+        df = 2 * s * gam + 6 * beta * s * s
+        s_new = s - f / df
+        if abs(s_new - s) <= 4 * _U * s:
+            s = s_new
+            break
+        s = s_new
+    return s
+
+
+def _pow2(d):
+    """2.0**d for integer arrays d <= 0 (exact), and 0.0 where d < -960 (bit construction)."""
+    b = d + 1023
+    b[b < 63] = 0
+    return (b << 52).view(np.float64)
+
+
+def _ext_powers(q, n):
+    """q^0..q^{n-1} as (mantissa, exponent) arrays, relative error <= k u at index k."""
+    m = np.empty(n)
+    e = np.empty(n, dtype=np.int64)
+    mk, ek = 0.5, 1
+    for k in range(n):
+        m[k], e[k] = mk, ek
+        mk, de = math.frexp(mk * q)
+        ek += de
+    return m, e
+
+
+class _RPhi:
+    """v_t = R~ phi~^t (coefficients 0..T), as P + (1 - alpha) N with
+    P = [1, q] * phi~^t and N = [0, 0, q^2, q^3, ...] * phi~^t; both have nonnegative terms only.
+
+    Two representations, both exact up to the usual few roundings per operation *relative to
+    each entry itself* (no entry is ever lost to underflow or flushing):
+
+    * fast: one array per row scaled by a power of two, used while every structurally nonzero
+      entry is >= 2^-800 of its row's maximum (then no product or sum in a step can underflow:
+      the phi~ coefficients are checked to lie in [2^-100, 2^100]);
+    * per-entry: a mantissa in [0.5, 1) and an integer exponent for each entry, once the entries
+      span more than that (q = rho/alpha > 1 and T in the thousands: the entries that depth t
+      reads are then 10^-140 .. 10^-500 of the largest, which only later depths read).
+    """
+
+    SENT = -(1 << 40)  # exponent of a zero entry (per-entry representation)
+    FAST_MIN = 2.0**-800
+    DROP = 2.0**-960  # window entries below this (relative to the window scale) are dropped
+
+    def __init__(self, q, ph, n):
+        self.n = n
+        self.ph = ph
+        self.pm = [math.frexp(p) for p in ph]  # ph_i = pm_i[0] * 2**pm_i[1]; ph0, ph2 > 0
+        M = np.zeros((2, n))
+        X = np.full((2, n), self.SENT, dtype=np.int64)
+        M[0, 0], X[0, 0] = 0.5, 1
+        if n >= 2:
+            M[0, 1], X[0, 1] = math.frexp(q)
+        if n >= 3:
+            mq, xq = _ext_powers(q, n)
+            M[1, 2:], X[1, 2:] = mq[2:], xq[2:]
+        self.M, self.X = M, X
+        self.steps = 0
+        nz = [p for p in ph if p != 0.0]
+        self.fast = min(nz) >= 2.0**-100 and max(nz) <= 2.0**100 and self._to_fast()
+
+    def _to_fast(self):
+        V = np.zeros((2, self.n))
+        sc = np.zeros(2, dtype=np.int64)
+        for r in (0, 1):
+            nz = self.M[r] != 0.0
+            if not nz.any():
+                continue
+            xr = self.X[r][nz]
+            top = int(xr.max())
+            if int(xr.min()) < top - 799:
+                return False
+            V[r] = self.M[r] * _pow2(self.X[r] - top)
+            sc[r] = top
+        self.V, self.sc = V, sc
+        return True
+
+    def _to_ext(self):
+        M, de = np.frexp(self.V)
+        X = de.astype(np.int64) + self.sc[:, None]
+        X[M == 0.0] = self.SENT
+        self.M, self.X = M, X
+        self.fast = False
+
+    def step(self):
+        """v <- phi~ v (coefficients 0..T)."""
+        ph, pm = self.ph, self.pm
+        self.steps += 1
+        if self.fast:
+            V = self.V
+            S = ph[0] * V
+            if ph[1] != 0.0:
+                S[:, 1:] += ph[1] * V[:, :-1]
+            S[:, 2:] += ph[2] * V[:, :-2]
+            mx = S.max(axis=1)
+            for r in (0, 1):
+                if mx[r] > 0.0:
+                    e = math.frexp(mx[r])[1]
+                    S[r] *= math.ldexp(1.0, -e)
+                    self.sc[r] += e
+            self.V = S
+            kp = min(self.n, 2 * self.steps + 2)  # P_k > 0 exactly for k <= 2 steps + 1
+            if S[0, :kp].min() < self.FAST_MIN or (self.n > 2 and S[1, 2:].min() < self.FAST_MIN):
+                self._to_ext()
+            return
+        X, M = self.X, self.M
+        te0 = X + pm[0][1]
+        emax = te0.copy()
+        if ph[1] != 0.0:
+            te1 = X[:, :-1] + pm[1][1]
+            np.maximum(emax[:, 1:], te1, out=emax[:, 1:])
+        te2 = X[:, :-2] + pm[2][1]
+        np.maximum(emax[:, 2:], te2, out=emax[:, 2:])
+        S = (pm[0][0] * M) * _pow2(te0 - emax)
+        if ph[1] != 0.0:
+            S[:, 1:] += (pm[1][0] * M[:, :-1]) * _pow2(te1 - emax[:, 1:])
+        S[:, 2:] += (pm[2][0] * M[:, :-2]) * _pow2(te2 - emax[:, 2:])
+        M, de = np.frexp(S)
+        X = emax + de
+        X[M == 0.0] = self.SENT
+        self.M, self.X = M, X
+
+    def window(self, t):
+        """(p, nn, ew): P_{t-m}, N_{t-m} (m = 0..t) times 2^-ew, ew an integer such that the
+        window's largest entry is in [0.5, 1); entries below DROP are set to 0."""
+        if self.fast:
+            segs = [self.V[r, t::-1] for r in (0, 1)]
+            tops = [s.max() for s in segs]
+            ex = [int(self.sc[r]) + math.frexp(tops[r])[1] for r in (0, 1) if tops[r] > 0.0]
+            ew = max(ex)
+            out = []
+            for r in (0, 1):
+                if tops[r] > 0.0 and int(self.sc[r]) - ew >= -2000:
+                    x = segs[r] * math.ldexp(1.0, int(self.sc[r]) - ew)
+                    x[x < self.DROP] = 0.0
+                else:
+                    x = np.zeros(t + 1)
+                out.append(x)
+            return out[0], out[1], ew
+        ew = int(self.X[:, : t + 1].max())
+        p = self.M[0, t::-1] * _pow2(self.X[0, t::-1] - ew)
+        nn = self.M[1, t::-1] * _pow2(self.X[1, t::-1] - ew)
+        return p, nn, ew
+
+
+def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
+    """float64 E_0..E_T and an a-priori rounding-error bound for each depth.
+
+    Lagrange-Buermann form of Result 1 (Appendix "Numerical evaluation of the theoretical
+    prediction" evaluates the same E_t by its b_{m,n} recursion; derivation in
+    ``book/numerics.md``).  Scaling a -> rho a (exact for any rho > 0) with rho = |a_-| keeps Q
+    bounded.  The vectors v_t = R~ phi~^t (truncated to degree T) are carried by :class:`_RPhi`
+    as P + (1 - alpha) N, two recurrences with nonnegative terms, so every entry is known to a
+    few roundings per step relative to itself, however small it is compared with the other
+    entries (the entries that depth t reads, indices <= t, can be 10^-500 of the largest when
+    q = rho/alpha > 1: a vector normalised by one common scale loses them to underflow or
+    flushing, and that lost mass returns at later depths).  Depth t normalises its window
+    (entries 0..t) by an exact power of two, so the scale of E_t carries no rounding either
+    (a running natural log of the scale, ~1300 at T = 2000, would cost ~T ulps of it).
+    """
+    T = t_max
+    rho = negative_singular_root(alpha, tau, sigma2) if rho is None else rho
+    g1, g2, ph, q, c1 = _lagrange_coeffs_rounded(alpha, tau, sigma2, rho)
+    Q = _Q_matrix(g1, g2, T)
+    Qa = _Q_matrix(g1, g2, T, absolute=True) if want_bound else None
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not (np.all(np.isfinite(Q)) and (Qa is None or np.all(np.isfinite(Qa)))):
+            raise AccuracyError("float64 Lagrange: coefficients of 1/D overflow")
+    fq = _Q_FLUSH
+    Q[np.abs(Q) < fq] = 0.0
+    if Qa is not None:
+        Qa[Qa < fq] = 0.0
+    n = T + 1
+    vec = _RPhi(q, ph, n)
+    F = (1.0 + abs(c1)) * _RPhi.DROP  # |dropped window entry| < F (window units)
+    E = np.empty(n)
+    EA = np.empty(n)  # sum |w| |Q| |w|
+    EV = np.empty(n)  # sum wa |Q| |w|, wa = P + |1 - alpha| N >= |w|
+    EVs = np.empty(n)  # sum wa |Q w|
+    NA = np.empty(n)  # sum wa^2
+    S1 = np.zeros(n)  # sum_{n, m <= t} Qa_nm |w_m|
+    S2 = np.zeros(n)  # sum_{n, m <= t} Qa_nm
+    SW = np.zeros(n)  # (sum_m |w_m|)^2
+    UF = np.zeros(n)  # underflowing products
+    block = 512
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        if Qa is not None:
+            diag = np.diagonal(Qa)
+            acc = 0.0
+            for t in range(n):
+                acc += 2.0 * Qa[t, :t].sum() + diag[t]
+                S2[t] = acc
+        for t0 in range(0, n, block):
+            t1 = min(n, t0 + block)
+            W = np.zeros((t1, t1 - t0))
+            Wa = np.zeros((t1, t1 - t0)) if want_bound else None
+            L = np.empty(t1 - t0, dtype=np.int64)
+            for j, t in enumerate(range(t0, t1)):
+                p, nn, ew = vec.window(t)
+                W[: t + 1, j] = p + c1 * nn
+                if want_bound:
+                    Wa[: t + 1, j] = p + abs(c1) * nn
+                L[j] = ew
+                if t < T:
+                    vec.step()
+            QW = Q[:t1, :t1] @ W
+            e = np.einsum("ij,ij->j", W, QW)
+            E[t0:t1] = np.ldexp(e, 2 * L)
+            if want_bound:
+                Wb = np.abs(W)
+                QWa = Qa[:t1, :t1] @ Wb
+                EA[t0:t1] = np.ldexp(np.einsum("ij,ij->j", Wb, QWa), 2 * L)
+                EV[t0:t1] = np.ldexp(np.einsum("ij,ij->j", Wa, QWa), 2 * L)
+                EVs[t0:t1] = np.ldexp(np.einsum("ij,ij->j", Wa, np.abs(QW)), 2 * L)
+                NA[t0:t1] = np.ldexp(np.einsum("ij,ij->j", Wa, Wa), 2 * L)
+                cs = np.cumsum(QWa, axis=0)
+                cw = np.cumsum(Wb, axis=0)
+                idx = np.arange(t0, t1)
+                S1[t0:t1] = np.ldexp(cs[idx, idx - t0], 2 * L)
+                SW[t0:t1] = np.ldexp(cw[idx, idx - t0] ** 2, 2 * L)
+                S2[t0:t1] = np.ldexp(S2[t0:t1], 2 * L)
+                UF[t0:t1] = np.ldexp((idx + 1.0) ** 2 * 2.0**-1000, 2 * L)
+    if not want_bound:
+        return E, None
+    t = np.arange(n)
+    # A-priori bound.  The coefficients g1, g2, phi~_i, q, 1 - alpha are rounded once (u each).
+    # (i) Q and the form: every term of sum |w| |Q| |w| suffers at most 4t roundings in Q (rows
+    # n <= t: <= n recurrence steps of 3 roundings and one coefficient factor each) + 2t + 2 in
+    # the matmul / einsum (<= t + 1 nonzero terms) + 2 products: kq = 6t + 4 (+ 4 spare).
+    # (ii) The window: each w_m = P_m + (1 - alpha) N_m is known to kv u relative to
+    # wa_m = P_m + |1 - alpha| N_m (not to |w_m|: P and N may cancel when alpha > 1), with
+    # kv = 4t (phi~ steps: 3 roundings and one coefficient) + 2t (q^k) + 3 (+ 3 spare); w enters
+    # E_t twice: |dE| <= 2 kv u sum wa |Q w| to first order, the second-order terms being
+    # 2 kv kq u^2 sum wa |Q| |w| + (kv u)^2 (1 + kq u) |wa|^2 max_n sum_m |Q_nm| (Q symmetric).
+    # (iii) Window entries below F (relative to the window's power-of-two scale) were dropped:
+    # |dE| <= 2 F sum |Q||w| + F^2 sum |Q|; entries of Q below fq were flushed: |dE| <=
+    # fq (sum |w|)^2; products that underflow add < (t+1)^2 2^-1000 per unit scale.
+    kq = 6.0 * t + 8
+    kv = 6.0 * t + 6
+    rows = np.maximum.accumulate(Qa.sum(axis=1))
+    with np.errstate(over="ignore", invalid="ignore"):
+        first = (kq * _U * EA + 2 * kv * _U * EVs) / (1 - (kq + 2 * kv) * _U)
+        second = 2 * kv * kq * _U * _U * EV + (kv * _U) ** 2 * (1 + kq * _U) * NA * rows
+        bound = first + second + 2.0 * F * S1 + F * F * S2 + fq * SW + UF
+    return E, bound
+
+
+def _lagrange_mp(alpha, tau, sigma2, t_max, dps, depths=None):
+    """Same quadratic form in mpmath at ``dps`` digits; returns dict t -> mpf."""
+    T = t_max
+    depths = list(range(T + 1)) if depths is None else sorted(depths)
+    with mp.workdps(dps):
+        al, ta, s2 = mp.mpf(alpha), mp.mpf(tau), mp.mpf(sigma2)
+        K = al + 1 + s2
+        beta = (1 + s2) / (al * (ta - 1))
+        gam = 1 + beta * (al + 1)
+        rho = al if alpha < 1 else mp.sqrt(al)
+        g1 = gam * rho**2 / al
+        g2 = beta * rho**3 / al
+        ph0, ph1, ph2 = al / (K * rho), s2 / K, rho / K
+        Q = [[mp.mpf(0)] * (T + 1) for _ in range(T + 1)]
+        Q[0][0] = mp.mpf(1)
+        zero = mp.mpf(0)
+        for n in range(1, T + 1):
+            a1, a2 = Q[n - 1], Q[n - 2] if n >= 2 else None
+            row = Q[n]
+            for m in range(1, T + 1):
+                x = g1 * a1[m - 1]
+                y = a1[m - 2] if m >= 2 else zero
+                if a2 is not None:
+                    y += a2[m - 1]
+                row[m] = x - g2 * y
+        ratio = rho / al
+        R = [mp.mpf(1), ratio] + [(1 - al) * ratio**k for k in range(2, T + 1)]
+        v = R[: T + 1]
+        out = {}
+        want = set(depths)
+        for t in range(max(depths) + 1):
+            if t in want:
+                w = v[t::-1]
+                out[t] = mp.fsum(w[n] * mp.fdot(Q[n][: t + 1], w) for n in range(t + 1))
+            v = [
+                ph0 * v[k] + (ph1 * v[k - 1] if k >= 1 else 0) + (ph2 * v[k - 2] if k >= 2 else 0)
+                for k in range(T + 1)
+            ]
+        return out
+
+
+def _to_float(x):
+    f = float(x)
+    if math.isnan(f):
+        raise AccuracyError("internal error: NaN produced")
+    return f
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------------------------
+def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=None):
+    """E_0, ..., E_{t_max} of Result 1 (lambda = 0) as a float64 array of length t_max + 1.
+
+    The closed form of Result 1, evaluated as described in the module docstring.  Readers call
+    it through :func:`cotbook.theory.error_curve` (``lam=0``).
+
+    Parameters
+    ----------
+    alpha : float > 0   (L/D);  tau : float > 1 (M/D; the lambda=0 formula needs tau > 1);
+    sigma2 : float >= 0 (noise variance);  t_max : int >= 0.
+    method : "auto" | "recursion" | "lagrange" | "lagrange_mp"  (see module docstring).
+    dps : decimal digits for the mpmath methods.  ``recursion`` default max(40, 20 + t_max//2):
+        ample for 1e-15 relative at every test point (checked against dps + 30 in the tests);
+        ``lagrange_mp`` default 40.  Ignored by ``lagrange``; for ``auto`` it is a minimum.
+    rtol : accuracy that ``auto`` certifies (default 1e-10), relative to max(|E_t|, 1e-300).
+
+    ``lagrange`` (plain float64) is accurate to ~1e-13 wherever the quadratic form is well
+    conditioned, which includes every point tested for t <= 80; use ``auto`` for a guarantee.
+    """
+    rtol = RTOL_DEFAULT if rtol is None else rtol
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
+    t_max = nonneg_int("t_max", t_max)
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    rtol = _rtol(rtol)
+    if method == "recursion":
+        return _error_curve_recursion(alpha, tau, sigma2, t_max, _dps(dps, _recursion_dps(t_max)))
+    if method == "lagrange_mp":
+        d = _lagrange_mp(alpha, tau, sigma2, t_max, _dps(dps, 40))
+        return np.array([_to_float(d[t]) for t in range(t_max + 1)])
+    if method == "lagrange":
+        E, _ = _lagrange_float(alpha, tau, sigma2, t_max, want_bound=False)
+        E[0] = 1.0  # E_0 = F(0, 0) = 1 exactly
+        with np.errstate(invalid="ignore"):
+            if np.any(np.isnan(E)):
+                raise AccuracyError(
+                    "float64 Lagrange overflowed (inf - inf); use method='auto' or 'lagrange_mp'"
+                )
+        return E
+    # ---- auto
+    E, bound = _lagrange_float(alpha, tau, sigma2, t_max)
+    E[0], bound[0] = 1.0, 0.0  # E_0 = F(0, 0) = 1 exactly
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.isfinite(E) & np.isfinite(bound) & (bound <= rtol * np.maximum(np.abs(E), TINY))
+    bad = [int(t) for t in np.nonzero(~ok)[0]]
+    if bad and _HAVE_LONGDOUBLE and sum(t * t for t in bad) <= 4_000_000:
+        # second tier: single-depth streamed form in extended precision
+        still = []
+        for t in bad:
+            el, bl = _grid_block(np.array([alpha]), np.array([tau]), sigma2, t, dtype=np.longdouble)
+            el, bl = el[0], bl[0]
+            if np.isfinite(el) and np.isfinite(bl) and bl <= rtol * max(abs(el), TINY):
+                E[t] = float(el)
+            else:
+                still.append(t)
+        bad = still
+    if bad:
+        E = E.copy()
+        if t_max > 300:
+            raise AccuracyError(
+                f"float64 error bound exceeds rtol={rtol:g} at {len(bad)} depths (first t={bad[0]})"
+                " and the mpmath fallback is too slow for t_max > 300 (the Lagrange quadratic form"
+                " is ill-conditioned here; a larger rtol or a smaller t_max may be certifiable)"
+            )
+        # digits needed: log10 of the bound/|E| ratio (the condition) + digits of rtol + margin
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            cond = bound[bad] / np.maximum(np.abs(E[bad]), TINY) / _U
+        finite = cond[np.isfinite(cond)]
+        extra = 40 if finite.size < len(bad) else int(np.log10(max(finite.max(), 1.0)))
+        d1 = _dps(dps, 0) if dps is not None else 0
+        d1 = max(d1, 20 + extra + int(-math.log10(rtol)))
+        v1 = _lagrange_mp(alpha, tau, sigma2, t_max, d1, depths=bad)
+        v2 = _lagrange_mp(alpha, tau, sigma2, t_max, d1 + 15, depths=bad)
+        for t in bad:
+            a, b = v1[t], v2[t]
+            with mp.workdps(d1 + 15):
+                scale = max(abs(b), mp.mpf(TINY))
+                if abs(a - b) > 0.1 * rtol * scale:
+                    raise AccuracyError(
+                        f"E_{t}: mpmath at {d1} and {d1 + 15} digits disagree beyond rtol={rtol:g}"
+                    )
+            E[t] = _to_float(b)
+    return E
+
+
+def error_at(alpha, tau, sigma2, t, *, rtol=RTOL_DEFAULT):
+    """E_t of Result 1 (lambda = 0) at a single depth t, certified like
+    ``ridgeless_curve(method="auto")``.
+
+    Examples
+    --------
+    >>> round(error_at(2.0, 3.0, 0.01, 20), 8)
+    0.02080661
+    """
+    t = nonneg_int("t", t)
+    return float(ridgeless_curve(alpha, tau, sigma2, t, rtol=rtol)[t])
+
+
+def error_grid(alphas, taus, sigma2, t, *, rtol=RTOL_DEFAULT, chunk=1024):
+    """E_t on the grid alphas x taus (shape (len(alphas), len(taus))), float64.
+
+    Vectorised float64 Lagrange quadratic form (one depth, all points at once, O(t^2) per point)
+    with the same a-priori error bound as ``ridgeless_curve(method="auto")``; points whose bound
+    exceeds ``rtol * max(|E_t|, 1e-300)`` are recomputed in extended precision, then by
+    :func:`ridgeless_curve` (auto, with the mpmath fallback), so every entry is certified to
+    ``rtol`` (default 1e-10).
+
+    Examples
+    --------
+    >>> error_grid([0.5, 2.0], [3.0, 10.0], 0.01, 20).round(6)
+    array([[1.48272 , 0.56274 ],
+           [0.020807, 0.002827]])
+    """
+    sigma2 = nonnegative("sigma2", sigma2)
+    t = nonneg_int("t", t)
+    rtol = _rtol(rtol)
+    A = np.atleast_1d(np.asarray(alphas, dtype=float)).ravel()
+    Tu = np.atleast_1d(np.asarray(taus, dtype=float)).ravel()
+    if A.size == 0 or Tu.size == 0:
+        raise ValueError("alphas and taus must be non-empty")
+    if not np.all(np.isfinite(A)) or np.any(A <= 0):
+        raise ValueError("alphas must be finite numbers > 0")
+    if not np.all(np.isfinite(Tu)) or np.any(Tu <= 1):
+        raise ValueError("taus must be finite numbers > 1 (the lambda=0 formula needs tau > 1)")
+    al, ta = np.meshgrid(A, Tu, indexing="ij")
+    al, ta = al.ravel(), ta.ravel()
+    E = np.empty(al.size)
+    B = np.empty(al.size)
+    for s in range(0, al.size, chunk):
+        e = slice(s, min(al.size, s + chunk))
+        E[e], B[e] = _grid_block(al[e], ta[e], sigma2, t)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.isfinite(E) & np.isfinite(B) & (B <= rtol * np.maximum(np.abs(E), TINY))
+    bad = np.nonzero(~ok)[0]
+    if bad.size:  # second tier: the same streamed form in extended precision (x87 long double)
+        El, Bl = _grid_block(al[bad], ta[bad], sigma2, t, dtype=np.longdouble)
+        with np.errstate(invalid="ignore", over="ignore"):
+            okl = np.isfinite(El) & np.isfinite(Bl) & (Bl <= rtol * np.maximum(np.abs(El), TINY))
+            E[bad[okl]] = El[okl].astype(float)
+        bad = bad[~okl]
+    for i in bad:  # third tier: mpmath via ridgeless_curve(method="auto")
+        E[i] = ridgeless_curve(float(al[i]), float(ta[i]), sigma2, t, rtol=rtol)[t]
+    return E.reshape(A.size, Tu.size)
+
+
+def _grid_block(alpha, tau, sigma2, t, dtype=np.float64):
+    """Vectorised single-depth Lagrange form in ``dtype``; returns (E_t, error bound).
+
+    * coefficients c_k = [a^k] phi~(a)^t by J.C.P. Miller's recurrence for powers of the
+      quadratic phi~ = p0 + p1 a + p2 a^2 (all terms positive for k <= t: stable);
+    * v = R~ * c with R~(a) = R(rho a) = (1 - alpha q^2 a^2)/(1 - q a), q = rho/alpha, whose
+      tail (1 - alpha) q^j is summed by a positive first-order recurrence;
+    * the rows of Q are streamed, never stored: with z_n^(s) = Q_n . S^s w (S the shift),
+      z_0^(s) = w_s and z_n^(s) = g1 z_{n-1}^(s+1) - g2 (z_{n-1}^(s+2) + z_{n-2}^(s+1)),
+      E_t = sum_n w_n z_n^(0); level n needs s <= min(t, 2(t - n)) (O(t^2) per point).
+    The same recursions with |.| give EA = sum |terms|; every term suffers at most 12 t + 12
+    roundings (5 per Miller step, 2 per R~ step, 3 per z step, t + 2 in the final sum, plus the
+    rounded coefficients raised to powers <= t), hence the bound (12t+12) u EA / (1-(12t+12)u).
+    """
+    alpha = np.asarray(alpha, dtype=dtype)
+    tau = np.asarray(tau, dtype=dtype)
+    s2 = dtype(sigma2)
+    one = dtype(1)
+    P = alpha.size
+    rho = np.minimum(alpha, np.sqrt(alpha))
+    K = alpha + one + s2
+    beta = (one + s2) / (alpha * (tau - one))
+    gam = one + beta * (alpha + one)
+    g1 = gam * rho * rho / alpha
+    g2 = beta * rho**3 / alpha
+    p0, p1, p2 = alpha / (K * rho), s2 / K, rho / K
+    q = rho / alpha
+    u = np.finfo(dtype).eps / 2
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        c = np.zeros((t + 1, P), dtype=dtype)
+        c[0] = p0**t
+        for k in range(1, t + 1):
+            acc = ((t + 1) - k) * p1 * c[k - 1]
+            if k >= 2:
+                acc += (2 * (t + 1) - k) * p2 * c[k - 2]
+            c[k] = acc / (k * p0)
+        # R~_0 = 1, R~_1 = q, R~_j = (1 - alpha) q^j (j >= 2); y_k = sum_{j>=2} q^j c_{k-j}
+        # is a positive recurrence, so v = R~ * c and |R~| * c are both obtained stably.
+        y = np.zeros((t + 1, P), dtype=dtype)
+        for k in range(2, t + 1):
+            y[k] = q * y[k - 1] + (q * q) * c[k - 2]
+        v = c.copy()
+        v[1:] += q * c[:-1]
+        va = v + np.abs(one - alpha) * y
+        v += (one - alpha) * y
+        w = v[::-1]
+        wa = va[::-1]
+        W = t + 3
+        z1 = np.zeros((W, P), dtype=dtype)
+        z1[: t + 1] = w
+        za1 = np.zeros((W, P), dtype=dtype)
+        za1[: t + 1] = wa
+        z2 = np.zeros_like(z1)
+        za2 = np.zeros_like(z1)
+        z = np.zeros_like(z1)
+        za = np.zeros_like(z1)
+        tmp = np.empty_like(z1)
+        E = w[0] * z1[0]
+        EA = wa[0] * za1[0]
+        for n in range(1, t + 1):
+            L = min(t, 2 * (t - n)) + 1
+            np.add(z1[2 : L + 2], z2[1 : L + 1], out=tmp[:L])
+            tmp[:L] *= g2
+            np.multiply(g1, z1[1 : L + 1], out=z[:L])
+            z[:L] -= tmp[:L]
+            z[L:] = 0
+            np.add(za1[2 : L + 2], za2[1 : L + 1], out=tmp[:L])
+            tmp[:L] *= g2
+            np.multiply(g1, za1[1 : L + 1], out=za[:L])
+            za[:L] += tmp[:L]
+            za[L:] = 0
+            E += w[n] * z[0]
+            EA += wa[n] * za[0]
+            z2, z1, z = z1, z, z2
+            za2, za1, za = za1, za, za2
+        kk = 12 * t + 12
+        bound = kk * u * EA / (1 - kk * u)
+    return E, bound
+
+
+def derivative_formula(alpha, tau, sigma2, t, *, dps=None):
+    """E_t by the literal derivative formula of Result 1 (for the numerics chapter).
+
+    E_t = sum_{p,q} C(t,p) C(t,q) (-1/alpha)^{p+q} [u^p v^q] F(u, v), with the Taylor
+    coefficients of F obtained in mpmath by ``mp.taylor`` of g and exact series arithmetic of
+    the closed form; the double sum is then evaluated in float64 (``dps=None``, to exhibit the
+    catastrophic cancellation) or in mpmath at ``dps`` digits.
+    """
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
+    t = nonneg_int("t", t)
+    work = 30 + 2 * t if dps is None else _dps(dps, 0) + 10
+    with mp.workdps(work):
+        al, ta, s2 = mp.mpf(alpha), mp.mpf(tau), mp.mpf(sigma2)
+        c = 1 + (1 + s2) / al
+        # Taylor coefficients of g from u g^2 - (c + (1-alpha) u) g + c = 0:
+        # c g_n = (1-alpha) g_{n-1}... solved: g_n = ((sum_{k<n} g_k g_{n-1-k}) - (1-al) g_{n-1})/c
+        gc = [mp.mpf(1)]
+        for n in range(1, t + 1):
+            sm = mp.fdot(gc[:n], gc[n - 1 :: -1])
+            gc.append((sm - (1 - al) * gc[n - 1]) / c)
+        beta = (1 + s2) / (al * (ta - 1))
+        F = _bivariate_F(gc, al, beta, t)
+        coef = [
+            [
+                F[p][q] * mp.binomial(t, p) * mp.binomial(t, q) * (-1 / al) ** (p + q)
+                for q in range(t + 1)
+            ]
+            for p in range(t + 1)
+        ]
+        if dps is None:
+            terms = np.array([[float(x) for x in row] for row in coef])
+            return float(np.sum(terms))  # naive float64 summation
+        return _to_float(mp.fsum(x for row in coef for x in row))
+
+
+def _bivariate_F(gc, al, beta, t):
+    """[u^p v^q] F for p, q <= t by truncated bivariate series arithmetic (mpmath)."""
+    n = t + 1
+    r = [x for x in gc]
+    r[0] = r[0] - 1  # g - 1
+    # den = al - r(u) r(v) [1 + beta(al + 1 + r(u) + r(v))]
+    #     = al - (1 + beta(al+1)) r(u) r(v) - beta r(u)^2 r(v) - beta r(u) r(v)^2
+    r2 = [mp.fdot(r[: k + 1], r[k::-1]) for k in range(n)]
+    gam = 1 + beta * (al + 1)
+    Dc = [
+        [-(gam * r[i] + beta * r2[i]) * r[j] - beta * r[i] * r2[j] for j in range(n)]
+        for i in range(n)
+    ]
+    Dc[0][0] += al
+    num = [[al * gc[i] * gc[j] for j in range(n)] for i in range(n)]
+    F = [[None] * n for _ in range(n)]
+    for p in range(n):
+        for q in range(n):
+            s = num[p][q]
+            acc = []
+            for i in range(p + 1):
+                for j in range(q + 1):
+                    if i == 0 and j == 0:
+                        continue
+                    acc.append(Dc[i][j] * F[p - i][q - j])
+            F[p][q] = (s - mp.fsum(acc)) / Dc[0][0]
+    return F

@@ -1,0 +1,316 @@
+"""Phase structure of test-time CoT (Results 2, 3 and Theorem 1), lambda = 0.
+
+Notation as in :mod:`cotbook.theory` (``sigma2`` is the noise variance sigma^2).
+
+Branch choice for the decay rate (Result 2).  The symmetric singular points of the generating
+function are a^2 [1 + beta (alpha + 1 - 2a)] = alpha with x(a) = (alpha+1+sigma2) a /
+(alpha + sigma2 a + a^2) (Appendix "Derivation of Result 2").  For a < 0 this cubic has exactly
+one root a_- (the left side a^2 (gamma + 2 beta |a|) is increasing in |a|), it depends
+continuously (indeed analytically) on tau, and at tau = tau_c it equals the paper's
+a_c = -(alpha + 1 + 2 sigma2 - sqrt(Delta))/2, where x(a_c) = -1.  This is "the branch connected
+to the large-tau regime that crosses xi = -1"; ``decay_rate`` returns Lambda = |x(a_-)|^-2.
+
+Caveat found while reproducing (see ``rates``): the cubic also has a positive root a_+ in
+(0, sqrt(alpha)], a pole of B on the positive axis, and h(x) has its square-root branch point at
+x_b = (alpha+1+sigma2)/(2 sqrt(alpha)+sigma2).  As tau -> infinity, Lambda_- ->
+((2 sqrt(alpha) - sigma2)/(alpha+1+sigma2))^2 whereas Theorem 1's rate is
+((2 sqrt(alpha) + sigma2)/(alpha+1+sigma2))^2 = 1/x_b^2 (the positive side).  For sigma2 > 0 and
+large tau the observed ratio E_{t+1}/E_t therefore tends to Lambda_+ (the positive-side rate), not
+to the paper's Lambda; near and below tau_c the negative branch dominates and the paper's Lambda
+is the observed rate.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import integrate
+
+from .._checks import greater_than, nonneg_int, nonnegative, positive
+from . import closed_form
+
+__all__ = [
+    "tau_c",
+    "error_floor",
+    "decay_rate",
+    "rates",
+    "regime",
+    "optimal_depth",
+    "population_error",
+    "mp_density",
+    "mp_mass",
+    "CRITICAL_RTOL",
+]
+
+CRITICAL_RTOL = 1e-9
+REGIMES = ("overthinking", "critical", "exponential", "saturation")
+
+
+def _ps(alpha, sigma2):
+    return positive("alpha", alpha), nonnegative("sigma2", sigma2)
+
+
+def tau_c(alpha, sigma2):
+    """Critical task diversity tau_c(alpha, sigma2) of Result 2 (closed form).
+
+    tau_c = 1 + (1+s)(alpha+1+2s-sqrt(Delta))(2alpha+2+2s-sqrt(Delta)) / (2 alpha sqrt(Delta)),
+    Delta = (alpha+1+2s)^2 - 4 alpha, s = sigma2.  Delta = 0 only at alpha = 1, sigma2 = 0, where
+    tau_c = +inf (returned as ``math.inf``: every tau is in the overthinking regime).
+    The numerically stable form alpha + 1 + 2s - sqrt(Delta) = 4 alpha / (alpha + 1 + 2s +
+    sqrt(Delta)) is used to avoid cancellation.
+
+    Examples
+    --------
+    >>> round(tau_c(2.0, 0.01), 6)
+    3.321557
+    """
+    alpha, s = _ps(alpha, sigma2)
+    A = alpha + 1.0 + 2.0 * s
+    # Delta = (A - 2 sqrt(alpha))(A + 2 sqrt(alpha)) with A - 2 sqrt(alpha) = (sqrt(alpha)-1)^2 + 2s
+    delta = ((math.sqrt(alpha) - 1.0) ** 2 + 2.0 * s) * (A + 2.0 * math.sqrt(alpha))
+    if delta == 0.0:
+        return math.inf
+    sd = math.sqrt(delta)
+    first = 4.0 * alpha / (A + sd)  # = A - sqrt(Delta)
+    return 1.0 + (1.0 + s) * first * (2.0 * alpha + 2.0 + 2.0 * s - sd) / (2.0 * alpha * sd)
+
+
+def error_floor(alpha, tau, sigma2):
+    """E_infinity of Result 2: (1-alpha)(tau-1)/(tau-2-sigma2) for 0 < alpha < 1 and
+    tau >= tau_c(alpha, sigma2), else 0.
+
+    Note: for tau < tau_c (overthinking) Result 2 writes E_t - E_inf ~ K t^-1/2 Lambda^t with
+    E_inf = 0 and Lambda > 1, i.e. E_t itself diverges; the returned 0 is the constant of that
+    decomposition, not lim E_t.  (tau_c >= 2 + sigma2 for alpha < 1, so the formula is finite.)
+    """
+    alpha, s = _ps(alpha, sigma2)
+    tau = greater_than("tau", tau, 1.0)
+    if alpha < 1.0 and tau >= tau_c(alpha, s):
+        return (1.0 - alpha) * (tau - 1.0) / (tau - 2.0 - s)
+    return 0.0
+
+
+def _xi(a, alpha, s):
+    return (alpha + 1.0 + s) * a / (alpha + s * a + a * a)
+
+
+def _lam(a, alpha, s):
+    # |x(a)|^-2 written without division by x (x may be infinite when alpha + s a + a^2 = 0)
+    return ((alpha + s * a + a * a) / ((alpha + 1.0 + s) * a)) ** 2
+
+
+def _positive_root(alpha, tau, s):
+    beta = (1.0 + s) / (alpha * (tau - 1.0))
+    gam = 1.0 + beta * (alpha + 1.0)
+    # smallest positive root of f(a) = a^2 (gam - 2 beta a) - alpha on (0, sqrt(alpha)]
+    lo, hi = 0.0, math.sqrt(alpha)
+    f = lambda a: a * a * (gam - 2.0 * beta * a) - alpha  # noqa: E731
+    if f(hi) <= 0.0:
+        return hi  # f(sqrt(alpha)) = alpha beta (sqrt(alpha) - 1)^2 = 0 only at alpha = 1
+    from scipy.optimize import brentq
+
+    return brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+
+
+def decay_rate(alpha, tau, sigma2):
+    """Lambda(alpha, tau, sigma2) = |xi|^-2 of Result 2 on the negative branch a_- (see module
+    docstring): Lambda = ((alpha + sigma2 a_- + a_-^2) / ((alpha+1+sigma2) a_-))^2.
+
+    Lambda > 1 for tau < tau_c, = 1 at tau_c, < 1 above, continuous and decreasing in tau.
+    """
+    alpha, s = _ps(alpha, sigma2)
+    tau = greater_than("tau", tau, 1.0)
+    a = -closed_form.negative_singular_root(alpha, tau, s)
+    return _lam(a, alpha, s)
+
+
+def rates(alpha, tau, sigma2):
+    """All candidate exponential rates of E_t (dict of floats).
+
+    ``negative``: the paper's Lambda (``decay_rate``); ``positive``: |x(a_+)|^-2 from the
+    positive root a_+ in (0, sqrt(alpha)]; ``branch_point``: 1/x_b^2 = ((2 sqrt(alpha) +
+    sigma2)/(alpha+1+sigma2))^2 (Theorem 1's rate); ``unit``: 1.0 for the pole at x = 1 that
+    carries E_inf (alpha < 1 only, else 0); ``a_minus``, ``a_plus``, ``xi_minus``, ``xi_plus``.
+    """
+    alpha, s = _ps(alpha, sigma2)
+    tau = greater_than("tau", tau, 1.0)
+    am = -closed_form.negative_singular_root(alpha, tau, s)
+    ap = _positive_root(alpha, tau, s)
+    K = alpha + 1.0 + s
+    return {
+        "negative": _lam(am, alpha, s),
+        "positive": _lam(ap, alpha, s),
+        "branch_point": ((2.0 * math.sqrt(alpha) + s) / K) ** 2,
+        "unit": 1.0 if alpha < 1.0 else 0.0,
+        "a_minus": am,
+        "a_plus": ap,
+        "xi_minus": _xi(am, alpha, s) if alpha + s * am + am * am != 0 else math.inf,
+        "xi_plus": _xi(ap, alpha, s),
+    }
+
+
+def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
+    """Regime of Result 2 / Fig. 2: "overthinking", "critical", "exponential" or "saturation".
+
+    "critical" when |tau - tau_c| <= rtol * tau_c (default rtol = 1e-9: tau is a float, so an
+    exact equality test would almost never fire); below: "overthinking"; above: "saturation" for
+    alpha < 1 (E_inf > 0), "exponential" for alpha >= 1 (alpha = 1: E_inf = (1-alpha)... = 0).
+    alpha < 1 at tau = tau_c also returns "critical" (Lambda = 1: E_t approaches E_inf > 0
+    polynomially; the paper's polynomial regime (II) is stated for alpha > 1 only).
+    alpha = 1, sigma2 = 0: tau_c = inf, so every tau is "overthinking".
+
+    Examples
+    --------
+    >>> [regime(*p, 0.01) for p in [(2.0, 3.0), (0.5, 10.0), (4.0, 4.0)]]
+    ['overthinking', 'saturation', 'exponential']
+    """
+    alpha, s = _ps(alpha, sigma2)
+    tau = greater_than("tau", tau, 1.0)
+    rtol = positive("rtol", rtol)
+    tc = tau_c(alpha, s)
+    if math.isinf(tc):
+        return "overthinking"
+    if abs(tau - tc) <= rtol * tc:
+        return "critical"
+    if tau < tc:
+        return "overthinking"
+    return "saturation" if alpha < 1.0 else "exponential"
+
+
+def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
+    """(t*, E_{t*}) with t* = argmin_{t >= 0} E_t (Result 3), certified global.
+
+    Only defined in the overthinking regime (elsewhere E_t decreases to its infimum E_inf as
+    t -> inf, or the minimum cannot be certified: ValueError).  Strategy: evaluate E_0..E_T
+    (``error_curve``, certified to ``rtol``, default 1e-8: ample to order the values, and
+    certifiable by float64 to larger depths than 1e-10) with T doubling from 64 up to
+    ``t_max``; accept the
+    argmin t* once T >= 2 t* + 32 and E_t is strictly increasing on [t*, T] with the last
+    ratio E_T/E_{T-1} within 1e-3 (relative) of Lambda > 1, so that Result 2's asymptotics
+    (E_t ~ K t^-1/2 Lambda^t, monotone for t > 1/(2 log Lambda)) guarantee no later minimum.
+    Raises ValueError if not found within ``t_max``.
+    """
+    alpha, s = _ps(alpha, sigma2)
+    tau = greater_than("tau", tau, 1.0)
+    t_max = nonneg_int("t_max", t_max)
+    if regime(alpha, tau, s) != "overthinking":
+        raise ValueError(
+            f"optimal_depth needs the overthinking regime (tau < tau_c = {tau_c(alpha, s):.6g}); "
+            f"got tau={tau!r}: there E_t does not attain a certified finite-depth minimum"
+        )
+    lam = decay_rate(alpha, tau, s)
+    if lam <= 1.0:
+        raise ValueError(f"tau={tau!r} is numerically too close to tau_c (Lambda={lam!r})")
+    T = 64
+    while True:
+        T = min(T, t_max)
+        E = closed_form.ridgeless_curve(alpha, tau, s, T, rtol=rtol)
+        ts = int(np.argmin(E))
+        tail = E[ts:]
+        ratio = E[-1] / E[-2] if T >= 1 else np.nan
+        t_mono = 1.0 / (2.0 * math.log(lam))  # K t^-1/2 Lambda^t increases for t > t_mono
+        if (
+            T >= 2 * ts + 32
+            and T > 2 * t_mono
+            and np.all(np.diff(tail) > 0)
+            and abs(ratio / lam - 1.0) < 1e-3 * max(1.0, math.log(lam) * T)
+        ):
+            return ts, float(E[ts])
+        if T >= t_max:
+            raise ValueError(
+                f"could not certify the global minimum of E_t for t <= t_max={t_max}; "
+                "increase t_max"
+            )
+        T *= 2
+
+
+def mp_density(s, alpha):
+    """Marchenko-Pastur density of the nonzero eigenvalues, normalised as used here.
+
+    rho(s) = sqrt((s_+ - s)(s - s_-)) / (2 pi s) on [s_-, s_+], s_pm = (1 pm sqrt(alpha))^2.
+    Its mass is min(alpha, 1) (alpha < 1: plus an atom 1 - alpha at s = 0).  The paper's
+    Theorem 1 appendix writes the denominator as 2 pi alpha s, whose mass is 1/alpha for
+    alpha > 1 (so it is not a probability density unless alpha = 1); the tests check the mass
+    numerically and check population_error against E_t at tau -> inf.
+    """
+    alpha = positive("alpha", alpha)
+    s = np.asarray(s, dtype=float)
+    sm, sp = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
+    inside = (s > sm) & (s < sp)
+    out = np.zeros_like(s)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[inside] = np.sqrt((sp - s[inside]) * (s[inside] - sm)) / (2 * math.pi * s[inside])
+    return out
+
+
+def mp_mass(alpha):
+    """Total mass of :func:`mp_density` on its support, by quadrature: ``min(alpha, 1)``.
+
+    Dividing it by ``alpha`` gives the mass of the density as the Theorem 1 appendix writes it
+    (denominator ``2 pi alpha s``), which is 1 only for ``alpha <= 1``.
+    """
+    alpha = positive("alpha", alpha)
+    sm, sp = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
+    return float(integrate.quad(lambda s: mp_density(s, alpha), sm, sp, epsabs=0, epsrel=1e-12)[0])
+
+
+def population_error(alpha, sigma2, t, *, log=False):
+    """Theorem 1 (tau -> inf): E_t = int (1 - s/(alpha c))^(2t) mu_alpha(ds), c = 1+(1+s2)/alpha.
+
+    mu_alpha = MP law of ``mp_density`` plus the atom (1 - alpha) delta_0 for alpha < 1 (which
+    contributes 1 - alpha = lim_{tau->inf} E_inf).  Substitution s = s_- + (s_+ - s_-)(1 -
+    cos theta)/2 removes both square-root edges (the integrand becomes smooth in theta); the
+    factor max|1 - s/(alpha c)|^(2t) is taken out analytically so nothing underflows before the
+    end; the theta range is split at the edge layers of width ~ 1/sqrt(t) (the mass
+    concentrates at s_-, and also at s_+ when sigma2 = 0).  Accurate to ~1e-13 relative for t
+    up to at least 5000 (tested against mpmath quadrature).  Valid for all alpha > 0.
+
+    ``log=True`` returns ``log E_t`` instead, which stays finite where ``E_t`` underflows
+    (t of many thousands).
+    """
+    alpha, s2 = _ps(alpha, sigma2)
+    t = nonneg_int("t", t)
+    ac = alpha + 1.0 + s2
+    sm, sp = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
+    width = sp - sm
+    r_lo = 1.0 - sm / ac  # value at s_-
+    r_hi = abs(1.0 - sp / ac)
+    rmax = max(abs(r_lo), r_hi)
+    lr = math.log(rmax) if rmax > 0 else -math.inf
+
+    def f(th):
+        sh = math.sin(th / 2.0)
+        s = sm + width * sh * sh
+        if s == 0.0:  # alpha = 1, theta = 0: sin^2(theta)/s -> 4/width
+            return (
+                (width / (2.0 * math.pi))
+                if t == 0
+                else (width / (2.0 * math.pi))
+                * math.exp(2 * t * (math.log(abs(1.0 - s / ac)) - lr))
+            )
+        base = abs(1.0 - s / ac)
+        if base == 0.0:
+            pw = 0.0 if t > 0 else 1.0
+        else:
+            pw = math.exp(2 * t * (math.log(base) - lr)) if t > 0 else 1.0
+        # density * ds/dtheta = (width^2/4) sin^2(theta) / (2 pi s)
+        return pw * (width * width / 4.0) * math.sin(th) ** 2 / (2.0 * math.pi * s)
+
+    # breakpoints: edge layers of width ~ few / sqrt(t)
+    pts = [0.0, math.pi]
+    if t > 0:
+        for k in (2.0, 8.0, 30.0):
+            d = k / math.sqrt(2.0 * t)
+            if d < math.pi / 2:
+                pts += [d, math.pi - d]
+    pts = sorted(set(pts))
+    total = 0.0
+    for a, b in zip(pts[:-1], pts[1:], strict=True):
+        val, _ = integrate.quad(f, a, b, epsabs=0.0, epsrel=1e-13, limit=200)
+        total += val
+    log_cont = 2 * t * lr + math.log(total) if total > 0 else -math.inf
+    atom = (1.0 - alpha) if alpha < 1.0 else 0.0
+    if log:
+        return float(np.logaddexp(math.log(atom) if atom > 0 else -math.inf, log_cont))
+    return atom + (math.exp(log_cont) if total > 0 else 0.0)

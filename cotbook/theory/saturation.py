@@ -1,0 +1,223 @@
+"""The saturation regime and the claims of Figure 1, measured from Result 1 (lambda = 0).
+
+Result 2 (paper, Section 5): for ``0 < alpha < 1`` and ``tau >= tau_c(alpha, sigma2)`` the error
+converges to the floor ``E_inf = (1 - alpha)(tau - 1)/(tau - 2 - sigma2)``
+(:func:`cotbook.phases.error_floor`), with ``E_t - E_inf ~ K t^-1/2 Lambda^t``, "K a positive
+constant".  Section 5.3 ("Saturation regime") adds that a larger ``alpha`` "may perform better at
+small depths, yet be overtaken at sufficiently large depths by the saturation regime" (Fig. 1C).
+
+The initial estimate is ``w_0 = 0``, so ``E_0 = E|w|^2 / D = 1`` (``error_curve(...)[0]``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .. import _checks
+from . import closed_form, phases, scaling
+
+__all__ = [
+    "E0",
+    "floor_excess_interval",
+    "floor_excess_alpha",
+    "approach",
+    "overtake_depth",
+    "overtake",
+    "RegimeStats",
+    "regime_summary",
+    "tail_trend",
+]
+
+E0 = 1.0  # error of the initial estimate w_0 = 0 (Result 1 at t = 0: F(0, 0) = 1)
+
+
+def _sat_alpha(alpha):
+    alpha = _checks.positive("alpha", alpha)
+    if alpha >= 1.0:
+        raise ValueError(f"alpha must be a finite number in (0, 1) (saturation), got {alpha!r}")
+    return alpha
+
+
+def floor_excess_interval(alpha, sigma2):
+    """The tau interval ``[tau_c, tau_hi)`` on which Result 2's floor exceeds ``E_0 = 1``.
+
+    For ``0 < alpha < 1`` and ``tau >= tau_c`` (where ``tau - 2 - sigma2 > 0``), ``E_inf > 1`` is
+    ``(1 - alpha)(tau - 1) > tau - 2 - sigma2``, i.e. ``alpha (tau - 1) < 1 + sigma2``:
+    ``tau < tau_hi = 1 + (1 + sigma2)/alpha`` (``beta > 1`` in the paper's notation).  Returns
+    ``(tau_c, tau_hi)``, or ``None`` when ``tau_c >= tau_hi`` (the floor stays below 1).
+    ``alpha`` must lie in (0, 1): for ``alpha >= 1`` the floor is 0.
+    """
+    alpha = _sat_alpha(alpha)
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    lo, hi = phases.tau_c(alpha, sigma2), 1.0 + (1.0 + sigma2) / alpha
+    return (lo, hi) if lo < hi else None
+
+
+def floor_excess_alpha(sigma2):
+    """``alpha*(sigma2)``: the floor exceeds ``E_0 = 1`` for some tau iff ``alpha < alpha*``.
+
+    The root in (0, 1) of ``tau_c(alpha, sigma2) = 1 + (1 + sigma2)/alpha`` (both sides of
+    Result 2's ``E_inf = 1`` at ``tau = tau_c``); the difference is increasing in alpha, so the
+    root is unique.  At ``sigma2 = 0``, ``tau_c = 1 + (3 alpha + 1)/(1 - alpha)`` and
+    ``alpha* = 1/3`` exactly.
+    """
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+
+    def f(a):
+        return phases.tau_c(a, sigma2) - 1.0 - (1.0 + sigma2) / a
+
+    return float(brentq(f, 1e-9, 1.0 - 1e-12, xtol=1e-15, rtol=4 * np.finfo(float).eps))
+
+
+def approach(alpha, tau, sigma2, *, t_max=1000, rtol=1e-7, resolution=1e-5):
+    """How ``E_t`` approaches Result 2's floor ``E_inf`` in the saturation regime.
+
+    ``E_t`` from :func:`cotbook.theory.error_curve` (certified to ``rtol``) up to ``t_max``;
+    ``E_t - E_inf`` is *resolved* where ``|E_t - E_inf| > resolution * E_inf`` (``resolution``
+    must be at least ``100 rtol``).  Returns a dict:
+
+    ``sign``: sign of ``E_t - E_inf`` at ``t_hi`` (+1: from above, -1: from below);
+    ``t_hi``: last resolved depth; ``t_flip``: last depth ``<= t_hi`` at which the sign changed
+    (0 if it never did); ``lambda_fit``: the rate fitted to ``|E_t - E_inf| = |K| t^g L^t`` on
+    ``[max(t_flip + 2, t_hi // 2), t_hi]`` (:func:`cotbook.scaling.fit_asymptotics`; NaN if that
+    window has fewer than 10 depths); ``lambda``, ``lambda_plus``: Result 2's Lambda and the
+    positive-branch rate (:func:`cotbook.phases.rates`); ``floor``: E_inf.
+    """
+    alpha = _sat_alpha(alpha)
+    tau = _checks.greater_than("tau", tau, 1.0)
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    t_max = _checks.positive_int("t_max", t_max)
+    rtol = _checks.positive("rtol", rtol)
+    resolution = _checks.positive("resolution", resolution)
+    if resolution < 100 * rtol:
+        raise ValueError(f"resolution must be >= 100 * rtol = {100 * rtol:g}, got {resolution!r}")
+    if phases.regime(alpha, tau, sigma2) != "saturation":
+        raise ValueError(
+            f"tau must exceed tau_c(alpha, sigma2) = {phases.tau_c(alpha, sigma2):.6g} "
+            f"(saturation regime), got {tau!r}"
+        )
+    floor = phases.error_floor(alpha, tau, sigma2)
+    diff = closed_form.ridgeless_curve(alpha, tau, sigma2, t_max, rtol=rtol) - floor
+    resolved = np.nonzero(np.abs(diff) > resolution * floor)[0]
+    t_hi = int(resolved[-1])
+    flips = np.nonzero(np.sign(diff[1 : t_hi + 1]) != np.sign(diff[:t_hi]))[0]
+    t_flip = int(flips[-1]) + 1 if flips.size else 0
+    t_lo = max(t_flip + 2, t_hi // 2)
+    lam_fit = math.nan
+    if t_hi - t_lo >= 9:
+        lam_fit = scaling.fit_asymptotics(diff + floor, floor, t_lo, t_hi)[0]
+    r = phases.rates(alpha, tau, sigma2)
+    return {
+        "sign": int(np.sign(diff[t_hi])),
+        "t_hi": t_hi,
+        "t_flip": t_flip,
+        "lambda_fit": lam_fit,
+        "lambda": r["negative"],
+        "lambda_plus": r["positive"],
+        "floor": floor,
+    }
+
+
+def overtake_depth(first, second):
+    """First depth ``t`` from which ``first[s] < second[s]`` for every ``s >= t`` in the arrays.
+
+    ``None`` if ``first`` is not below ``second`` at the last depth.  (The last crossing of the
+    two curves within the computed range: "overtaken at sufficiently large depths".)
+    """
+    first = _checks.array("first", first, ndim=1)
+    second = _checks.array("second", second, ndim=1)
+    if first.shape != second.shape or first.size < 2:
+        raise ValueError(
+            f"first and second must be curves of equal length >= 2, got {first.size}, {second.size}"
+        )
+    not_below = np.nonzero(first >= second)[0]
+    if not_below.size == 0:
+        return 0
+    last = int(not_below[-1])
+    return None if last == first.size - 1 else last + 1
+
+
+def overtake(alpha1, alpha2, tau, sigma2, *, t_max=1000, rtol=1e-7):
+    """Section 5.3 / Fig. 1C: does the smaller context ratio ``alpha1`` overtake ``alpha2``?
+
+    ``E_t`` of both from :func:`cotbook.theory.error_curve` up to ``t_max`` (``alpha1 <
+    alpha2``).  Returns a dict: ``regimes`` (of alpha1, alpha2), ``t_over`` (the depth from which
+    ``E_t(alpha1) < E_t(alpha2)`` up to ``t_max``, :func:`overtake_depth`; ``None`` if not
+    reached), ``larger_better_at_1`` (``E_1(alpha2) < E_1(alpha1)``), ``E_end`` (both errors at
+    ``t_max``), ``floor1`` (E_inf of alpha1).
+    """
+    alpha1 = _checks.positive("alpha1", alpha1)
+    alpha2 = _checks.positive("alpha2", alpha2)
+    if not alpha1 < alpha2:
+        raise ValueError(f"alpha2 must be larger than alpha1 = {alpha1!r}, got {alpha2!r}")
+    tau = _checks.greater_than("tau", tau, 1.0)
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    t_max = _checks.positive_int("t_max", t_max)
+    c1 = closed_form.ridgeless_curve(alpha1, tau, sigma2, t_max, rtol=rtol)
+    c2 = closed_form.ridgeless_curve(alpha2, tau, sigma2, t_max, rtol=rtol)
+    return {
+        "regimes": (phases.regime(alpha1, tau, sigma2), phases.regime(alpha2, tau, sigma2)),
+        "t_over": overtake_depth(c1, c2),
+        "larger_better_at_1": bool(c2[1] < c1[1]),
+        "E_end": (float(c1[-1]), float(c2[-1])),
+        "floor1": phases.error_floor(alpha1, tau, sigma2),
+    }
+
+
+class RegimeStats(NamedTuple):
+    """Statistics of ``E_t`` over the grid points of one regime (:func:`regime_summary`)."""
+
+    regime: str
+    points: int
+    share_above_start: float
+    """Share of points with ``E_t > E_0 = 1``."""
+    min_E: float
+    max_E: float
+    max_floor_gap: float
+    """``max |E_t/E_inf - 1|`` in the saturation regime, NaN in the others."""
+
+
+def regime_summary(alphas, taus, grid, sigma2) -> list[RegimeStats]:
+    """Figure 1A measured: per regime of Result 2, statistics of the grid of ``E_t``.
+
+    ``grid[i, j]`` is ``E_t`` at ``(alphas[i], taus[j])`` (as :func:`cotbook.theory.error_grid`).
+    One :class:`RegimeStats` for each regime that has grid points.
+    """
+    alphas = _checks.array("alphas", alphas, ndim=1)
+    taus = _checks.array("taus", taus, ndim=1)
+    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    grid = np.asarray(grid, dtype=float)
+    if grid.shape != (alphas.size, taus.size):
+        raise ValueError(f"grid must have shape {(alphas.size, taus.size)}, got {grid.shape}")
+    names = np.array([[phases.regime(a, t, sigma2) for t in taus] for a in alphas])
+    floors = np.array([[phases.error_floor(a, t, sigma2) for t in taus] for a in alphas])
+    rows = []
+    for name in phases.REGIMES:
+        mask = names == name
+        if not mask.any():
+            continue
+        values = grid[mask]
+        dev = float(np.max(np.abs(values / floors[mask] - 1))) if name == "saturation" else math.nan
+        rows.append(
+            RegimeStats(
+                name, int(mask.sum()), float(np.mean(values > E0)), values.min(), values.max(), dev
+            )
+        )
+    return rows
+
+
+def tail_trend(curve):
+    """Figure 1B measured: ``(E_T / E_{T-1}, log2(E_T / E_{T/2}))`` at the end ``T`` of a curve.
+
+    The first is the one-step ratio (-> Lambda for exponential growth or decay, -> 1 for a
+    power law); the second the local power between ``T/2`` and ``T`` (even ``T >= 2``).
+    """
+    curve = _checks.array("curve", curve, ndim=1)
+    T = curve.size - 1
+    if T < 2 or T % 2 or np.any(curve[[T // 2, T - 1, T]] <= 0):
+        raise ValueError(f"curve must have an even last depth T >= 2 and E > 0 there, got T={T}")
+    return float(curve[T] / curve[T - 1]), float(math.log2(curve[T] / curve[T // 2]))

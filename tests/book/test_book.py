@@ -1,0 +1,104 @@
+"""The book builds with zero warnings (Sphinx -W, nitpicky), renders math offline, offers every
+chapter as its executed notebook, and has no launch button into a wrong repository.
+
+The book is built once per session by the `built_book` fixture (tests/book/conftest.py), from
+the chapters' executed copies with execution off.
+"""
+
+import re
+
+import nbformat
+import pytest
+import yaml
+from book_build import ROOT, stage_executed_book
+
+from cotbook.book import chapters
+from cotbook.book.sphinx_notebooks import has_real_repository
+
+
+def test_book_builds_without_warnings(built_book):
+    log = built_book.log
+    assert built_book.returncode == 0, log[-5000:]
+    # Sphinx reports "path:line: WARNING: ..."; -W already turns these into a failed build.
+    assert "WARNING:" not in log, log[-5000:]
+    html = built_book.html
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()  # MathJax bundled
+    page = (html / "book" / "model.html").read_text()
+    assert "mathjax/tex-chtml.js" in page and "cdn.jsdelivr" not in page
+    assert page.count("<img alt=") >= 2  # the chapter's figures were executed and embedded
+
+
+def test_book_build_executes_nothing(built_book):
+    """The build renders the committed executed copies; nbval is where the chapters execute."""
+    assert "execution_mode='off'" in built_book.log, built_book.log[-3000:]
+    assert "Executed notebook" not in built_book.log and "Executing notebook" not in built_book.log
+
+
+def test_stage_executed_book(tmp_path):
+    chapter = chapters.chapter_paths(ROOT)[1]
+    copy = tmp_path / "copy.ipynb"
+    copy.write_text("{}")
+    staged = stage_executed_book(ROOT, tmp_path / "staged", {chapter: copy})
+    rel = chapter.relative_to(ROOT)
+    assert not (staged / rel).exists() and (staged / rel.with_suffix(".ipynb")).read_text() == "{}"
+    assert (staged / "book" / "references.bib").is_file()
+    config = yaml.safe_load((staged / "_config.yml").read_text())
+    real = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["execute"]["execute_notebooks"] == "off"
+    assert config["sphinx"] == real["sphinx"]
+    with pytest.raises(ValueError, match="no executed notebook"):
+        stage_executed_book(ROOT, tmp_path / "other", {chapter: tmp_path / "missing.ipynb"})
+    with pytest.raises(ValueError, match="dest must be a new or empty folder"):
+        stage_executed_book(ROOT, staged, {chapter: copy})
+
+
+# Every page of the book is a notebook chapter (test_chapters.py keeps an executed copy of each).
+NOTEBOOK_CHAPTERS = [
+    p.relative_to(ROOT).with_suffix("").as_posix() for p in chapters.chapter_paths(ROOT)
+]
+# sphinx-book-theme's download menu entry for the notebook
+NOTEBOOK_LINK = re.compile(r'<a href="([^"]+)"[^>]*class="[^"]*btn-download-notebook-button')
+
+
+def test_chapters_found():
+    assert len(NOTEBOOK_CHAPTERS) >= 13, NOTEBOOK_CHAPTERS
+
+
+@pytest.mark.parametrize("chapter", NOTEBOOK_CHAPTERS)
+def test_chapter_downloads_as_executed_notebook(built_book, chapter):
+    page = built_book.html / f"{chapter}.html"
+    links = NOTEBOOK_LINK.findall(page.read_text())
+    assert len(links) == 1, f"{chapter}.html: no .ipynb entry in the download menu"
+    target = (page.parent / links[0]).resolve()
+    assert target.is_relative_to(built_book.html.resolve()) and target.is_file(), (
+        f"{chapter}.html: the .ipynb download {links[0]} is not in the build"
+    )
+    notebook = nbformat.read(target, as_version=4)
+    nbformat.validate(notebook)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    # intro and references hold prose only; every chapter with code shows its executed outputs
+    if code:
+        assert any(cell.get("outputs") for cell in code), (
+            f"{links[0]}: the downloaded notebook has no executed output"
+        )
+
+
+def test_no_launch_button_into_a_wrong_repository(built_book):
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    url = (config.get("repository") or {}).get("url")
+    pages = sorted(built_book.html.rglob("*.html"))
+    assert pages
+    for page in pages:
+        text = page.read_text()
+        assert "executablebooks/jupyter-book" not in text, page
+        if not has_real_repository(url):
+            assert "mybinder.org" not in text and "launch-buttons" not in text, page
+
+
+def test_has_real_repository():
+    assert not has_real_repository(None)
+    assert not has_real_repository("")
+    assert not has_real_repository("https://github.com/executablebooks/jupyter-book/")
+    assert has_real_repository("https://github.com/example-org/cotbook")
+    with pytest.raises(ValueError, match="repository_url"):
+        has_real_repository(42)

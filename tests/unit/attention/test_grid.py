@@ -1,0 +1,79 @@
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from cotbook import attention
+from cotbook.attention import grid
+from cotbook.book import results
+
+SMALL = grid.GridSpec(
+    Ls=(3, 5), Ms=(4, 9), trials=2, t_max=3, settings=dict(D=4, steps=30, batch=8)
+)
+
+
+def test_grid_spec_round_trips_and_validates():
+    assert grid.GridSpec.from_dict(SMALL.to_dict()) == SMALL
+    assert SMALL.to_dict()["steps"] == 30 and SMALL.to_dict()["lr"] == 1e-3  # defaults filled
+    assert len(SMALL.configs()) == 2 * 2 * 2 * 2
+    assert SMALL.units() == ["linear/L=3", "linear/L=5", "softmax/L=3", "softmax/L=5"]
+    assert {c.M for c in SMALL.unit_configs("softmax/L=5")} == {4, 9}
+    with pytest.raises(ValueError, match="settings must be among"):
+        grid.GridSpec(Ls=(3,), Ms=(4,), trials=1, settings={"stepz": 3})
+    with pytest.raises(ValueError, match="Ls must be"):
+        grid.GridSpec(Ls=(), Ms=(4,), trials=1)
+    with pytest.raises(ValueError, match="steps"):
+        grid.GridSpec(Ls=(3,), Ms=(4,), trials=1, settings={"steps": 0})
+    with pytest.raises(ValueError, match="unit must be one of"):
+        SMALL.unit_configs("linear/L=7")
+    with pytest.raises(ValueError, match="needs"):
+        grid.GridSpec.from_dict({"Ls": [3]})
+    sens = grid.SENSITIVITY_SCALES["paper"]
+    assert grid.SensitivitySpec.from_dict(sens.to_dict()) == sens
+    assert len(sens.units()) == len(grid.VARIANTS) * 2 * 3
+
+
+def test_grid_runs_every_configuration_and_is_reproducible_alone():
+    """A small grid: shapes, and one entry recomputed alone from its seeds (the stacked program
+    trains each configuration as it would be trained by itself)."""
+    out, timings = grid.run(SMALL)
+    for model in attention.MODELS:
+        for mask in attention.MASKS:
+            E = np.asarray(out["E"][model][mask])
+            assert E.shape == (2, 2, 2, 4) and np.all(np.isfinite(E))
+            assert np.all(np.abs(E[..., 0] / 2.0 - 1) < 0.2)  # E_0 = E|w - w_hat_0|^2/D = 2
+        config = attention.Config(model=model, L=5, M=9, trial=1, **SMALL.settings)
+        params, _ = attention.train([config], dev=torch.device("cpu"))
+        again = attention.evaluate(config, params, 3)
+        for mask in attention.MASKS:
+            np.testing.assert_allclose(out["E"][model][mask][1][1][1], again[mask], rtol=1e-5)
+    assert list(timings) == SMALL.units()
+
+
+def test_units_assemble_to_the_same_data_in_any_order_and_through_json():
+    """What a resumed run does: some units read back from their JSON checkpoint, the rest
+    computed later and in another order -- the assembled data are identical."""
+    whole, _ = grid.run(SMALL)
+    units = SMALL.units()
+    first = {u: json.loads(json.dumps(grid.run_unit(SMALL, u))) for u in units[:2]}
+    later = {u: grid.run_unit(SMALL, u) for u in reversed(units[2:])}
+    again, _ = grid.assemble(SMALL, {**later, **first})
+    assert json.dumps(again) == json.dumps(whole)
+    with pytest.raises(ValueError, match="missing"):
+        grid.assemble(SMALL, first)
+
+
+def test_saved_grid_configuration_is_regenerated_from_its_seed():
+    """One saved paper-scale configuration (trained there side by side with 39 others),
+    retrained alone from its seeds: the same error curve."""
+    record = results.load("attention_grid")
+    if record is None:
+        pytest.skip("no saved grid (run `python -m cotbook experiments --scale paper`)")
+    spec = grid.GridSpec.from_dict(record.config)
+    i, j = len(spec.Ls) - 1, len(spec.Ms) - 1  # L = 160, M = 3200: a decaying, stable run
+    config = attention.Config(model="linear", L=spec.Ls[i], M=spec.Ms[j], **spec.settings)
+    params, _ = attention.train([config], dev=torch.device("cpu"))
+    again = attention.evaluate(config, params, spec.t_max, masks=("history",))["history"]
+    saved = np.asarray(record.data["E"]["linear"]["history"][i][j][0])
+    np.testing.assert_allclose(again, saved, rtol=1e-3)

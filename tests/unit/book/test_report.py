@@ -1,0 +1,42 @@
+import numpy as np
+import pytest
+
+from cotbook.book import report
+
+
+def test_max_rel_diff():
+    assert report.max_rel_diff([1.0, 2.0], [1.0, 4.0]) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="same shape"):
+        report.max_rel_diff([1.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="identically zero"):
+        report.max_rel_diff([1.0], [0.0])
+    with pytest.raises(ValueError, match="a must contain only finite"):
+        report.max_rel_diff([np.nan], [1.0])
+
+
+def test_check_prints_and_raises(capsys):
+    report.check("agreement", 3e-13, 1e-12)
+    assert capsys.readouterr().out == "agreement: max error 3.0e-13 <= 1e-12\n"
+    with pytest.raises(AssertionError, match="exceeds the tolerance"):
+        report.check("agreement", 2e-12, 1e-12)
+    with pytest.raises(ValueError, match="error must be a finite number >= 0"):
+        report.check("agreement", float("nan"), 1e-12)
+    with pytest.raises(ValueError, match="tol must be a finite number > 0"):
+        report.check("agreement", 0.0, 0.0)
+
+
+def test_table_aligns_and_formats(capsys):
+    report.table(["name", "x"], [["a", 0.5], ["bbb", 12]], ["{}", "{:.1%}"])
+    assert capsys.readouterr().out == "name      x\n   a  50.0%\n bbb     12\n"
+    with pytest.raises(ValueError, match="every row must have 2 entries"):
+        report.table(["name", "x"], [["a"]])
+    with pytest.raises(ValueError, match="one format or one per column"):
+        report.table(["name", "x"], [], ["{}"])
+
+
+def test_bound():
+    assert report.bound(3e-13) == "< 1e-12"
+    assert report.bound(3e-12) == "< 1e-11"
+    assert report.bound(0.002) == "2.0e-03"
+    with pytest.raises(ValueError, match="value must be a finite number >= 0"):
+        report.bound(-1.0)

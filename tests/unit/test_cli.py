@@ -1,0 +1,161 @@
+import json
+
+import numpy as np
+import pytest
+
+from cotbook import cli
+
+HEADER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
+
+@pytest.fixture
+def tiny_book(tmp_path):
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "one.md").write_text(
+        HEADER + "\n# One\n\n```{code-cell} ipython3\nx = 1\n```\n"
+    )
+    (tmp_path / "book" / "two.md").write_text(HEADER + "\n# Two\n")
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/one\nchapters:\n  - file: book/two\n"
+    )
+    return tmp_path
+
+
+def test_chapters_command_writes_copies(tiny_book, capsys):
+    assert cli.main(["chapters", "--root", str(tiny_book), "one"]) == 0
+    assert (tiny_book / "tests" / "book" / "notebooks" / "one.ipynb").is_file()
+    assert not (tiny_book / "tests" / "book" / "notebooks" / "two.ipynb").exists()
+    assert "executing book/one.md" in capsys.readouterr().out
+
+
+def test_chapters_command_enforces_budget(tiny_book, capsys):
+    assert cli.main(["chapters", "--root", str(tiny_book), "--budget", "1e-9", "two"]) == 1
+    assert "over the 0 s budget: two" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["chapters", "--root", str(tiny_book), "--budget", "-5"])
+    assert "must be a number > 0" in capsys.readouterr().err
+
+
+def test_chapters_command_rejects_unknown_names(tiny_book):
+    with pytest.raises(SystemExit, match="unknown chapter.*chapters are: one, two"):
+        cli.main(["chapters", "--root", str(tiny_book), "three"])
+
+
+def test_simulate_command_saves_a_record_outside_the_committed_results(tmp_path, capsys):
+    from cotbook.book import results
+
+    assert cli.main(["simulate", "--scale", "tiny", "--seed", "4", "--out", str(tmp_path)]) == 0
+    record = results.load("theory_vs_simulation", directory=tmp_path)
+    assert (
+        record.scale == "tiny" and record.config["seed"] == 4 and record.config["dims"] == [20, 40]
+    )
+    assert set(record.data) == {
+        "saturation",
+        "overthinking",
+        "critical",
+        "exponential",
+        "deep overthinking",
+    }
+    assert not (tmp_path / "theory_vs_simulation.partial").exists()  # checkpoint removed
+    assert "saved" in capsys.readouterr().out
+
+
+def test_cheap_runs_go_to_the_scratch_folder(tmp_path, monkeypatch):
+    """`simulate --scale tiny` (or book) without --out writes under _build/results/, never into
+    book/results/; writing there needs --force."""
+    from cotbook.book import results
+
+    committed, scratch = tmp_path / "committed", tmp_path / "scratch"
+    committed.mkdir()
+    monkeypatch.setattr(results, "RESULTS_DIR", committed)
+    monkeypatch.setattr(results, "SCRATCH_DIR", scratch)
+    assert cli.main(["simulate", "--scale", "tiny"]) == 0
+    assert (scratch / "theory_vs_simulation.json").is_file() and not list(committed.iterdir())
+    with pytest.raises(SystemExit) as err:
+        cli.main(["simulate", "--scale", "tiny", "--out", str(committed)])
+    assert err.value.code == 2 and not list(committed.iterdir())
+    assert cli.main(["simulate", "--scale", "tiny", "--out", str(committed), "--force"]) == 0
+
+
+def test_interrupted_run_resumes_to_identical_data(tmp_path, monkeypatch):
+    from cotbook.book import results
+    from cotbook.simulation import finite_size
+
+    whole, part = tmp_path / "whole", tmp_path / "part"
+    assert cli.main(["simulate", "--scale", "tiny", "--out", str(whole)]) == 0
+    real, calls = finite_size.run_unit, []
+
+    def interrupted(spec, unit):
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        calls.append(unit)
+        return real(spec, unit)
+
+    monkeypatch.setattr(finite_size, "run_unit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cli.main(["simulate", "--scale", "tiny", "--out", str(part)])
+    assert len(list((part / "theory_vs_simulation.partial").glob("unit-*.json"))) == 3
+    with pytest.raises(SystemExit):  # an interrupted run is not silently restarted
+        cli.main(["simulate", "--scale", "tiny", "--out", str(part)])
+    with pytest.raises(SystemExit):  # nor resumed with another configuration
+        cli.main(["simulate", "--scale", "tiny", "--seed", "1", "--out", str(part), "--resume"])
+    monkeypatch.setattr(finite_size, "run_unit", real)
+    assert cli.main(["simulate", "--scale", "tiny", "--out", str(part), "--resume"]) == 0
+    a = results.load("theory_vs_simulation", directory=whole)
+    b = results.load("theory_vs_simulation", directory=part)
+    assert json.dumps(a.data) == json.dumps(b.data)
+
+
+def test_unwritable_output_fails_before_any_work(tmp_path, monkeypatch):
+    from cotbook.simulation import finite_size
+
+    monkeypatch.setattr(finite_size, "run_unit", lambda *a: pytest.fail("work started"))
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(SystemExit) as err:
+        cli.main(["simulate", "--scale", "tiny", "--out", str(blocker / "sub")])
+    assert err.value.code == 2
+
+
+def test_help_shows_scales_times_and_where_it_writes(capsys):
+    for command in ("simulate", "experiments"):
+        with pytest.raises(SystemExit):
+            cli.main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "tiny: ~" in text and "paper: ~" in text and "(default: book)" in text
+        assert "_build/results/" in text and "book/results/" in text
+
+
+def test_bench_command_prints_key_value_lines(monkeypatch, capsys):
+    from cotbook import bench
+
+    monkeypatch.setattr(bench, "theory_benchmark", lambda: {"speed_ratio": 1234.5})
+    monkeypatch.setattr(bench, "simulate_benchmark", lambda: {"four_panel_D500_s": 7.0})
+    assert cli.main(["bench", "theory"]) == 0
+    assert cli.main(["bench", "simulate"]) == 0
+    assert capsys.readouterr().out == "speed_ratio: 1234.5\nfour_panel_D500_s: 7.0\n"
+
+
+def test_experiments_command_saves_grid_and_sensitivity(tmp_path, capsys):
+    from cotbook.book import results
+
+    assert cli.main(["experiments", "--scale", "tiny", "--seed", "2", "--out", str(tmp_path)]) == 0
+    grid = results.load("attention_grid", directory=tmp_path)
+    assert grid.config["Ls"] == [5, 20] and grid.config["steps"] == 20
+    assert grid.config["seed"] == 2 and grid.scale == "tiny"
+    assert np.asarray(grid.data["E"]["softmax"]["history"]).shape == (2, 2, 2, 5)
+    assert "total" in grid.timings_s and grid.environment["device"] in ("cpu", "cuda")
+    sens = results.load("attention_sensitivity", directory=tmp_path)
+    assert set(sens.data["E"]) == {"paper", "merged W"}
+    assert np.asarray(sens.data["E"]["merged W"]["linear"]["examples"]).shape == (1, 1, 5)
+    assert capsys.readouterr().out.count("saved") == 2

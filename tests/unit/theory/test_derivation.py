@@ -1,0 +1,219 @@
+"""Tests of cotbook.derivation: each step of the paper's Appendix C against an independent one.
+
+Finite-D matrices (exact algebra, to round-off), the closed order-parameter system (solved
+numerically), the printed lambda = 0 solution and the lambda = 0 closed form of cotbook.theory
+are cross-checked; cavity relations are checked at a tolerance far below the size of the
+quantities they predict (a wrong coefficient or sign moves them by O(0.1)).
+"""
+
+import numpy as np
+import pytest
+
+from cotbook import theory
+from cotbook.simulation import simulate
+from cotbook.theory import derivation as dv
+
+U, V = -0.4, -0.7  # distinct, so that a u <-> v swap in a formula is caught
+
+
+@pytest.fixture(scope="module")
+def small():
+    return dv.sample_problem(80, 2.0, 3.0, 0.01, 0.1, np.random.default_rng(7))
+
+
+@pytest.fixture(scope="module")
+def large():
+    """D = 400: the cavity relations hold to O(1/D)."""
+    return dv.sample_problem(400, 2.0, 3.0, 0.01, 0.1, np.random.default_rng(3))
+
+
+# ---- step 1: reduction ---------------------------------------------------------------------
+def test_error_from_moments_equals_direct_error(small):
+    mu = dv.mixed_moments(small.A, small.S, 6)
+    direct = simulate.design_errors(small.A, small.X[None], 6)[0]
+    got = [dv.error_from_moments(mu, small.alpha, t) for t in range(7)]
+    np.testing.assert_allclose(got, direct, rtol=1e-10, atol=0)
+    # the 1/alpha normalisation of the CoT step matters: without it the number is different
+    assert abs(dv.error_from_moments(mu, 1.0, 3) - direct[3]) > 1e-2
+
+
+def test_moments_are_taylor_coefficients_of_F(small):
+    mu = dv.mixed_moments(small.A, small.S, 40)
+    u, v = -0.05, -0.08
+    op = dv.order_parameters(small, dv.resolvent_blocks(small, u, v))
+    assert dv.series_F(mu, u, v) == pytest.approx(op["m13"], rel=1e-12)
+    assert mu[0, 0] == pytest.approx(1.0, rel=1e-14)
+
+
+# ---- step 2: extended matrix ---------------------------------------------------------------
+def test_G13_is_product_of_resolvents(small):
+    G = dv.resolvent_blocks(small, U, V, method="full")
+    eye = np.eye(small.D)
+    target = np.linalg.inv(eye - U * small.A @ small.S) @ np.linalg.inv(
+        eye - V * small.S @ small.A.T
+    )
+    assert np.max(np.abs(G[0][2] - target)) < 1e-12 * np.max(np.abs(target))
+    for a in (2, 3):
+        for b in (0, 1):
+            assert np.max(np.abs(G[a][b])) < 1e-13
+
+
+def test_schur_blocks_equal_full_inverse(small):
+    full = dv.resolvent_blocks(small, U, V, method="full")
+    schur = dv.resolvent_blocks(small, U, V, method="schur")
+    for a in range(4):
+        for b in range(4):
+            np.testing.assert_allclose(schur[a][b], full[a][b], atol=1e-12)
+
+
+# ---- step 3: order parameters, exact identities, cavity relations --------------------------
+@pytest.mark.parametrize("lam,tau", [(0.1, 3.0), (0.0, 3.0), (1.0, 0.6)])
+def test_twelve_exact_identities(lam, tau):
+    prob = dv.sample_problem(60, 2.0, tau, 0.01, lam, np.random.default_rng(1))
+    op = dv.order_parameters(prob, dv.resolvent_blocks(prob, U, V, method="full"))
+    res = dv.exact_identities(op, U, V)
+    assert set(res) == set(dv.IDENTITIES)
+    for name, r in res.items():
+        assert abs(r) < 1e-12, name
+    # each identity is non-trivial: its terms are O(0.1) or larger
+    assert abs(op["s12"]) > 0.1 and abs(op["beta14"]) > 0.05 and abs(op["c44"]) > 0.5
+
+
+def test_cavity_relations_hold_at_large_D(large):
+    op = dv.order_parameters(large, dv.resolvent_blocks(large, U, V))
+    res = dv.cavity_residuals(large, op, U, V)
+    assert len(res) == 18
+    for name, r in res.items():
+        assert abs(r) < 0.008, (name, r)
+        assert abs(op[name]) > 0.05, name  # the predicted quantity is much larger than that
+
+
+def test_cavity_relations_catch_a_wrong_formula(large):
+    """Replace (c m12 - u m11) by (m12 - u m11) in c12: the residual exceeds the tolerance above."""
+    op = dv.order_parameters(large, dv.resolvent_blocks(large, U, V))
+    m = op
+    D1 = large.tau - U * m["m21"] + large.c * m["m22"]
+    wrong = (large.lam / 2 + large.c) * m["m12"] - large.c * m["m22"] * (
+        m["m12"] - U * m["m11"]
+    ) / D1
+    assert abs(op["c12"] - wrong) > 0.015
+
+
+def test_cavity_residual_shrinks_with_D():
+    def rms(D, seeds):
+        out = []
+        for seed in seeds:
+            prob = dv.sample_problem(D, 2.0, 3.0, 0.01, 0.1, np.random.default_rng(seed))
+            op = dv.order_parameters(prob, dv.resolvent_blocks(prob, U, V))
+            res = list(dv.cavity_residuals(prob, op, U, V).values())
+            out.append(np.sqrt(np.mean(np.square(res))))
+        return np.mean(out)
+
+    assert rms(400, range(2)) < 0.5 * rms(100, range(6))
+
+
+# ---- step 4: closed system -----------------------------------------------------------------
+@pytest.mark.parametrize("lam,tau", [(0.0, 3.0), (0.1, 3.0), (1.0, 0.6)])
+def test_closed_system_matches_finite_D(lam, tau):
+    prob = dv.sample_problem(400, 2.0, tau, 0.01, lam, np.random.default_rng(11))
+    op = dv.order_parameters(prob, dv.resolvent_blocks(prob, U, V))
+    th = dv.closed_system(U, V, prob.alpha, prob.tau, prob.sigma2, lam)
+    for name in dv.M_NAMES:
+        assert th[name] == pytest.approx(op[name], rel=0.01, abs=0.01), name
+
+
+@pytest.mark.parametrize("lam,tau", [(0.0, 3.0), (0.3, 3.0), (1.0, 0.6)])
+def test_closed_system_solves_identities_with_cavity(lam, tau):
+    """The closed system is exactly 'identities of G M = I' with the cavity predictions."""
+    c = 1 + 1.01 / 2.0
+    th = dv.closed_system(U, V, 2.0, tau, 0.01, lam)
+    pred = dv.cavity_predictions(th, U, V, 2.0, tau, c, lam)
+    res = dv.exact_identities({**th, **pred}, U, V)
+    for name, r in res.items():
+        assert abs(r) < 1e-11, name
+
+
+def test_closed_system_transposition_symmetry():
+    """Tr(I - z S A^T)^{-1} = Tr(I - z A S)^{-1}: m33(z) = m11(z) for every lam."""
+    z = np.array([-0.8, -0.2, 0.05, 0.1 + 0.3j])
+    for lam in (0.0, 0.5):
+        us = dv.solve_u_sector(z, 2.0, 3.0, 0.01, lam)
+        vs = dv.solve_v_sector(z, 2.0, 3.0, 0.01, lam)
+        np.testing.assert_allclose(vs["m33"], us["m11"], rtol=1e-12)
+        np.testing.assert_allclose(vs["m43"], z * 0 + us["m12"] / z, rtol=1e-10)
+
+
+@pytest.mark.parametrize("alpha,tau,sigma2", [(2.0, 3.0, 0.01), (0.5, 1.5, 0.1), (4.0, 20.0, 0.0)])
+def test_explicit_lambda0_solution(alpha, tau, sigma2):
+    th = dv.closed_system(U, V, alpha, tau, sigma2, 0.0)
+    ex = dv.explicit_solution(U, V, alpha, tau, sigma2)
+    for name in dv.M_NAMES:
+        assert ex[name] == pytest.approx(th[name], rel=1e-10), name
+    assert ex["m13"] == pytest.approx(theory.m13(U, V, alpha, tau, sigma2), rel=1e-12)
+
+
+# ---- step 5: E_t for lambda >= 0 -----------------------------------------------------------
+@pytest.mark.parametrize(
+    "alpha,tau,sigma2", [(2.0, 3.0, 0.01), (0.5, 10.0, 1e-4), (2.0, 2.0, 1e-4), (4.0, 50.0, 0.0)]
+)
+def test_error_curve_lambda0_matches_closed_form(alpha, tau, sigma2):
+    E, radius = dv.ridge_curve(alpha, tau, sigma2, 30, lam=0.0)
+    assert 0 < radius < 1
+    ref = theory.error_curve(alpha, tau, sigma2, 30)
+    np.testing.assert_allclose(E, ref, rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "alpha,tau,lam", [(2.0, 3.0, 0.1), (2.0, 3.0, 1.0), (2.0, 0.5, 0.1), (0.5, 0.5, 1.0)]
+)
+def test_lambda_theory_matches_simulation_at_D800(alpha, tau, lam):
+    """The lambda > 0 theory within 3% of simulations for t <= 5 at D = 800 (also tau < 1)."""
+    sim, sem, _ = simulate.simulated_curve(
+        alpha, tau, 0.01, 5, D=800, lam=lam, trials=3, test_designs=1
+    )
+    E = theory.error_curve(alpha, tau, 0.01, 5, lam=lam)
+    assert np.all(np.abs(sim - E) <= 0.03 * E)
+    assert E[0] == pytest.approx(1.0, abs=1e-10)
+
+
+def test_theory_lam_keyword():
+    ref = theory.error_curve(2.0, 3.0, 0.01, 20)
+    np.testing.assert_array_equal(theory.error_curve(2.0, 3.0, 0.01, 20, lam=0.0), ref)
+    small = theory.error_curve(2.0, 3.0, 0.01, 20, lam=1e-6)
+    np.testing.assert_allclose(small, ref, rtol=1e-4)
+    assert np.max(np.abs(small - ref) / ref) > 1e-9  # lam > 0 really goes the other way
+    with pytest.raises(ValueError, match="method must be 'auto' when lam > 0"):
+        theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, method="recursion")
+    with pytest.raises(ValueError, match="rtol must be >= 1e-08 when lam > 0"):
+        theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, rtol=1e-10)
+    with pytest.raises(ValueError, match="dps must be None when lam > 0"):
+        theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, dps=30)
+    with pytest.raises(ValueError, match="tau must be a finite number > 1"):
+        theory.error_curve(2.0, 0.5, 0.01, 5)
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="tau must be > 1 when lam = 0"):
+        dv.closed_system(U, V, 2.0, 0.5, 0.01, 0.0)
+    with pytest.raises(ValueError, match="lam must be a finite number >= 0"):
+        dv.ridge_curve(2.0, 3.0, 0.01, 5, lam=-1.0)
+    with pytest.raises(ValueError, match="alpha must be a finite number > 0"):
+        dv.sample_problem(10, 0.0, 3.0, 0.01, 0.1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="method must be"):
+        dv.resolvent_blocks(
+            dv.sample_problem(10, 2.0, 3.0, 0.0, 0.1, np.random.default_rng(0)), U, V, method="lu"
+        )
+    with pytest.raises(ValueError, match="u and v must be nonzero"):
+        dv.explicit_solution(0.0, V, 2.0, 3.0, 0.01)
+
+
+def test_study_helpers():
+    assert dv.fit_order([100, 200, 400], [1e-2, 5e-3, 2.5e-3]) == pytest.approx(-1.0, abs=1e-12)
+    scaling = dv.cavity_scaling((60, 120), (1, 1), 2.0, 3.0, 0.01, 0.1, U, V)
+    assert set(scaling) == set(dv.FAMILIES) and all(np.all(v < 0.05) for v in scaling.values())
+    with pytest.raises(ValueError, match="dims and seeds"):
+        dv.cavity_scaling((60,), (1, 2), 2.0, 3.0, 0.01, 0.1, U, V)
+    dmap = dv.depth_map(2.0, 0.01, [2.0], [0.0], 20)
+    E = theory.error_curve(2.0, 2.0, 0.01, 20)
+    assert dmap[0.0]["t_star"][0] == int(np.argmin(E))
+    assert dmap[0.0]["E_star"][0] == pytest.approx(E.min(), rel=1e-9)
