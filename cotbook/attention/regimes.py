@@ -25,6 +25,7 @@ __all__ = [
     "regime_agreement",
     "regime_counts",
     "finite_d_regime_map",
+    "MeanSem",
     "mean_sem",
     "regime_of_curve",
     "representatives",
@@ -129,12 +130,19 @@ def finite_d_regime_map(spec, *, trials=5, test_designs=8, seed=0, statistic="me
     return [[regime_of_curve(curve(L, M)) for M in spec.Ms] for L in spec.Ls]
 
 
-def mean_sem(E):
+class MeanSem(NamedTuple):
+    """Mean over trials and its standard error."""
+
+    mean: np.ndarray
+    sem: np.ndarray
+
+
+def mean_sem(E) -> MeanSem:
     """Mean and standard error over the trial axis (the second to last) of ``E``."""
     E = np.asarray(E, dtype=float)
     trials = E.shape[-2]
     sem = E.std(axis=-2, ddof=1) / np.sqrt(trials) if trials > 1 else np.zeros_like(E[..., 0, :])
-    return E.mean(axis=-2), sem
+    return MeanSem(E.mean(axis=-2), sem)
 
 
 def regime_of_curve(curve, *, rise=1.1, decay=0.5):

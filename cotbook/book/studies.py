@@ -73,8 +73,8 @@ def _check_scale(scale, scales):
 
 def _describe_grid(spec) -> str:
     return (
-        f"L = {list(spec.Ls)}, M = {list(spec.Ms)}, {spec.trials} trials, "
-        f"{spec.settings['steps']} steps"
+        f"L = {list(spec.Ls)}\n  M = {list(spec.Ms)}\n"
+        f"  {spec.trials} trials, {spec.settings['steps']} steps"
     )
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "worst_deviation",
     "scaling_table",
     "tail_table",
+    "trusted_depths",
     "trusted_depth_table",
 ]
 
@@ -340,11 +341,17 @@ def tail_table(study_panels, t):
     return ["panel", "D", "mean", "median", "min", "max"], rows
 
 
-def trusted_depth_table(study_panels, tol):
-    """Per panel: :func:`trusted_depth` of the mean deviation at each D."""
-    dims = _dims(next(iter(study_panels.values())))
-    rows = [
-        [regime] + [trusted_depth(_deviation(panel, D), tol) for D in dims]
+def trusted_depths(study_panels, tol) -> dict:
+    """``{panel: {D: depth}}``: :func:`trusted_depth` of the mean deviation at each D."""
+    return {
+        regime: {int(D): trusted_depth(_deviation(panel, D), tol) for D in _dims(panel)}
         for regime, panel in study_panels.items()
-    ]
+    }
+
+
+def trusted_depth_table(study_panels, tol):
+    """:func:`trusted_depths` as a table: one row per panel, one column per D."""
+    depths = trusted_depths(study_panels, tol)
+    dims = list(next(iter(depths.values())))
+    rows = [[regime] + [by_D[D] for D in dims] for regime, by_D in depths.items()]
     return ["panel"] + [f"D = {D}" for D in dims], rows

@@ -30,6 +30,7 @@ Conventions are the appendix's: ``S = X X^T`` with ``x_l ~ N(0, I/D)`` (so ``Tr 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from math import comb
 from typing import NamedTuple
 
@@ -51,6 +52,7 @@ __all__ = [
     "exact_identities",
     "cavity_predictions",
     "cavity_residuals",
+    "Point",
     "solve_u_sector",
     "solve_v_sector",
     "solve_mixed_sector",
@@ -352,28 +354,49 @@ def cavity_residuals(prob: Problem, op: dict, u, v) -> dict:
 # --------------------------------------------------------------------------------------------
 # Step 4: the closed system (App. C.9)
 # --------------------------------------------------------------------------------------------
-def _params(alpha, tau, sigma2, lam):
-    alpha = _checks.positive("alpha", alpha)
-    tau = _checks.positive("tau", tau)
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
-    lam = _checks.nonnegative("lam", lam)
-    if lam == 0 and tau <= 1:
-        raise ValueError(f"tau must be > 1 when lam = 0 (C is singular for tau <= 1), got {tau!r}")
-    return alpha, tau, sigma2, lam
+@dataclass(frozen=True)
+class Point:
+    """A validated point of the closed system, with ``c = 1 + (1 + sigma2)/alpha`` computed
+    once.  Every public function of this step validates its input into one :class:`Point` (use
+    :meth:`of`); the private solvers take it as it is."""
+
+    alpha: float
+    tau: float
+    sigma2: float
+    lam: float
+    c: float = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "c", 1 + (1 + self.sigma2) / self.alpha)
+
+    @classmethod
+    def of(cls, alpha, tau, sigma2, lam) -> Point:
+        """Validate ``alpha > 0``, ``tau > 0`` (``> 1`` when ``lam = 0``), ``sigma2 >= 0``,
+        ``lam >= 0``; ``ValueError`` naming the parameter otherwise."""
+        alpha = _checks.positive("alpha", alpha)
+        tau = _checks.positive("tau", tau)
+        sigma2 = _checks.nonnegative("sigma2", sigma2)
+        lam = _checks.nonnegative("lam", lam)
+        if lam == 0 and tau <= 1:
+            raise ValueError(
+                f"tau must be > 1 when lam = 0 (C is singular for tau <= 1), got {tau!r}"
+            )
+        return cls(alpha, tau, sigma2, lam)
 
 
-def _m22_at_zero(alpha, tau, sigma2, lam):
+def _m22_at_zero(p: Point):
     """``Tr C^{-1} / D`` in the limit (the u-sector at u = 0): the positive root of
     ``(lam c / 2) m^2 + (c tau + lam tau / 2 - c) m - tau = 0``."""
-    c = 1 + (1 + sigma2) / alpha
+    c, tau, lam = p.c, p.tau, p.lam
     a, b = lam * c / 2, c * tau + lam * tau / 2 - c
     if a == 0:
         return tau / b
     return 2 * tau / (b + math.sqrt(b * b + 4 * a * tau))
 
 
-def _u_residual(u, m12, m22, alpha, tau, c, lam):
+def _u_residual(u, m12, m22, p: Point):
     """Eq. closed_u_summary with m11 and m21 eliminated (unknowns m12, m22)."""
+    alpha, tau, c, lam = p.alpha, p.tau, p.c, p.lam
     m11 = 1 + alpha * m12 / (1 - m12)
     m21 = alpha * m22 / (1 - m12)
     D1 = tau - u * m21 + c * m22
@@ -383,8 +406,9 @@ def _u_residual(u, m12, m22, alpha, tau, c, lam):
     return r1, r2
 
 
-def _v_residual(v, m34, m44, alpha, tau, c, lam):
+def _v_residual(v, m34, m44, p: Point):
     """Eq. closed_v_summary with m33 and m43 eliminated (unknowns m34, m44)."""
+    alpha, tau, c, lam = p.alpha, p.tau, p.c, p.lam
     D2 = tau - m34 + c * m44
     W = c * m44 - m34
     m33 = 1 + m34 - m34 * W / D2
@@ -445,18 +469,33 @@ def _as_output(z, *arrays):
     return out
 
 
-def _solve_sector(residual, z, alpha, tau, sigma2, lam, n_steps):
-    """Continue the two free unknowns of one sector from z = 0 to z; returns (z, x, y, c)."""
-    alpha, tau, sigma2, lam = _params(alpha, tau, sigma2, lam)
-    c = 1 + (1 + sigma2) / alpha
+def _solve_sector(residual, z, p: Point, n_steps):
+    """Continue the two free unknowns of one sector from z = 0 to z; returns (z, x, y)."""
     z = np.asarray(z)
 
     def fun(zz, a, b):
-        return residual(zz, a, b, alpha, tau, c, lam)
+        return residual(zz, a, b, p)
 
-    y0 = _m22_at_zero(alpha, tau, sigma2, lam)
-    x, y = _continue(fun, z, y0, _checks.positive_int("n_steps", n_steps))
-    return z, x, y, alpha, tau, c
+    x, y = _continue(fun, z, _m22_at_zero(p), n_steps)
+    return z, x, y
+
+
+def _u_sector(u, p: Point, n_steps=16) -> dict:
+    u, m12, m22 = _solve_sector(_u_residual, u, p, n_steps)
+    m11 = 1 + p.alpha * m12 / (1 - m12)
+    m21 = p.alpha * m22 / (1 - m12)
+    names = ("m11", "m12", "m21", "m22")
+    return dict(zip(names, _as_output(u, m11, m12, m21, m22), strict=True))
+
+
+def _v_sector(v, p: Point, n_steps=16) -> dict:
+    v, m34, m44 = _solve_sector(_v_residual, v, p, n_steps)
+    D2 = p.tau - m34 + p.c * m44
+    W = p.c * m44 - m34
+    m33 = 1 + m34 - m34 * W / D2
+    m43 = m44 - m44 * W / D2
+    names = ("m33", "m34", "m43", "m44")
+    return dict(zip(names, _as_output(v, m33, m34, m43, m44), strict=True))
 
 
 def solve_u_sector(u, alpha, tau, sigma2, lam, *, n_steps=16) -> dict:
@@ -468,11 +507,8 @@ def solve_u_sector(u, alpha, tau, sigma2, lam, *, n_steps=16) -> dict:
     analytic at the origin (the one whose Taylor coefficients are the moments).  ``u`` real or
     complex (scalar or array); real ``u`` must lie before the spectrum of ``A S`` starts.
     """
-    u, m12, m22, alpha, _, _ = _solve_sector(_u_residual, u, alpha, tau, sigma2, lam, n_steps)
-    m11 = 1 + alpha * m12 / (1 - m12)
-    m21 = alpha * m22 / (1 - m12)
-    names = ("m11", "m12", "m21", "m22")
-    return dict(zip(names, _as_output(u, m11, m12, m21, m22), strict=True))
+    n_steps = _checks.positive_int("n_steps", n_steps)
+    return _u_sector(u, Point.of(alpha, tau, sigma2, lam), n_steps)
 
 
 def solve_v_sector(v, alpha, tau, sigma2, lam, *, n_steps=16) -> dict:
@@ -481,13 +517,8 @@ def solve_v_sector(v, alpha, tau, sigma2, lam, *, n_steps=16) -> dict:
     ``m33`` and ``m43`` are explicit in ``(m34, m44)``; the other two equations are solved by
     Newton's method continued from ``v = 0`` (``m34 = 0``, ``m44 = Tr C^{-1}/D``).
     """
-    v, m34, m44, _, tau, c = _solve_sector(_v_residual, v, alpha, tau, sigma2, lam, n_steps)
-    D2 = tau - m34 + c * m44
-    W = c * m44 - m34
-    m33 = 1 + m34 - m34 * W / D2
-    m43 = m44 - m44 * W / D2
-    names = ("m33", "m34", "m43", "m44")
-    return dict(zip(names, _as_output(v, m33, m34, m43, m44), strict=True))
+    n_steps = _checks.positive_int("n_steps", n_steps)
+    return _v_sector(v, Point.of(alpha, tau, sigma2, lam), n_steps)
 
 
 def solve_mixed_sector(us: dict, vs: dict, u, v, alpha, tau, sigma2, lam) -> dict:
@@ -496,8 +527,11 @@ def solve_mixed_sector(us: dict, vs: dict, u, v, alpha, tau, sigma2, lam) -> dic
     ``us`` and ``vs`` are the sector solutions at ``u`` and ``v`` (arrays broadcast against each
     other, e.g. ``u[:, None]`` and ``v[None, :]`` for a grid).  Unknown order (m13, m14, m23, m24).
     """
-    alpha, tau, sigma2, lam = _params(alpha, tau, sigma2, lam)
-    c = 1 + (1 + sigma2) / alpha
+    return _mixed_sector(us, vs, u, v, Point.of(alpha, tau, sigma2, lam))
+
+
+def _mixed_sector(us, vs, u, v, p: Point) -> dict:
+    alpha, tau, c, lam = p.alpha, p.tau, p.c, p.lam
     u = np.asarray(u)
     v = np.asarray(v)
     m11, m12, m21, m22 = (np.asarray(us[k]) for k in ("m11", "m12", "m21", "m22"))
@@ -536,10 +570,9 @@ def solve_mixed_sector(us: dict, vs: dict, u, v, alpha, tau, sigma2, lam) -> dic
 def closed_system(u, v, alpha, tau, sigma2, lam) -> dict:
     """All twelve ``m_ab(u, v)`` from the closed system (App. C.9): u-sector, v-sector, then the
     linear mixed sector.  Scalars ``u``, ``v`` (real or complex); returns a dict of scalars."""
-    us = solve_u_sector(u, alpha, tau, sigma2, lam)
-    vs = solve_v_sector(v, alpha, tau, sigma2, lam)
-    mixed = solve_mixed_sector(us, vs, u, v, alpha, tau, sigma2, lam)
-    out = {**us, **vs, **mixed}
+    p = Point.of(alpha, tau, sigma2, lam)
+    us, vs = _u_sector(u, p), _v_sector(v, p)
+    out = {**us, **vs, **_mixed_sector(us, vs, u, v, p)}
     return {k: out[k] for k in M_NAMES}
 
 
@@ -552,11 +585,11 @@ def explicit_solution(u, v, alpha, tau, sigma2) -> dict:
     ``m34 = tau (g(v) - 1)/(tau - 1)``, ``m44 = tau g(v)/((tau - 1) c)``; and the mixed block
     with ``Delta = alpha - (g(u)-1)(g(v)-1)[1 + (c-1)/(tau-1) (alpha + g(u) + g(v) - 1)]``.
     """
-    alpha, tau, sigma2, _ = _params(alpha, tau, sigma2, 0.0)
+    p = Point.of(alpha, tau, sigma2, 0.0)
+    alpha, tau, sigma2, c = p.alpha, p.tau, p.sigma2, p.c
     u, v = _check_uv(u, v)
     if u == 0 or v == 0:
         raise ValueError("u and v must be nonzero (m21 is given as u m21 in the paper)")
-    c = 1 + (1 + sigma2) / alpha
     gu, gv = float(closed_form.g(u, alpha, sigma2)), float(closed_form.g(v, alpha, sigma2))
     r = tau / (tau - 1)
     Delta = alpha - (gu - 1) * (gv - 1) * (1 + (c - 1) / (tau - 1) * (alpha + gu + gv - 1))
@@ -579,16 +612,14 @@ def explicit_solution(u, v, alpha, tau, sigma2) -> dict:
 # --------------------------------------------------------------------------------------------
 # Step 5: E_t for lambda >= 0
 # --------------------------------------------------------------------------------------------
-def _torus_coefficients(alpha, tau, sigma2, lam, r, n):
+def _torus_coefficients(p: Point, r, n):
     """``b[s, t] r^{s+t}`` for ``B(x, y) = m13(u(x), v(y)) / ((1-x)(1-y))`` on the torus
     ``|x| = |y| = r`` with ``n`` points per circle (2-D FFT), ``u(x) = -x/(alpha(1-x))``."""
     x = r * np.exp(2j * np.pi * np.arange(n) / n)
-    z = -x / (alpha * (1 - x))
-    us = solve_u_sector(z, alpha, tau, sigma2, lam)
-    vs = solve_v_sector(z, alpha, tau, sigma2, lam)
-    U = {k: val[:, None] for k, val in us.items()}
-    V = {k: val[None, :] for k, val in vs.items()}
-    mixed = solve_mixed_sector(U, V, z[:, None], z[None, :], alpha, tau, sigma2, lam)
+    z = -x / (p.alpha * (1 - x))
+    U = {k: val[:, None] for k, val in _u_sector(z, p).items()}
+    V = {k: val[None, :] for k, val in _v_sector(z, p).items()}
+    mixed = _mixed_sector(U, V, z[:, None], z[None, :], p)
     Bxy = mixed["m13"] / ((1 - x)[:, None] * (1 - x)[None, :])
     return np.fft.fft2(Bxy) / (n * n)
 
@@ -617,7 +648,7 @@ def ridge_curve(alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=1e-
     integral.  The accuracy is absolute (about ``atol``, relative to ``E_0 = 1``): depths where
     ``E_t`` is below ~1e-9 are not resolved to many digits.  Returns a :class:`RidgeCurve`.
     """
-    alpha, tau, sigma2, lam = _params(alpha, tau, sigma2, lam)
+    p = Point.of(alpha, tau, sigma2, lam)
     t_max = _checks.nonneg_int("t_max", t_max)
     if n is None:
         n = max(512, 1 << (2 * t_max + 8 - 1).bit_length())
@@ -629,7 +660,7 @@ def ridge_curve(alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=1e-
     t = np.arange(t_max + 1)
 
     def curve(r):
-        coef = _torus_coefficients(alpha, tau, sigma2, lam, r, n)
+        coef = _torus_coefficients(p, r, n)
         return np.real(coef[t, t]) / r ** (2 * t)
 
     if radius is not None:

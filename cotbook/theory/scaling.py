@@ -11,6 +11,7 @@ compare the two.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -21,11 +22,13 @@ __all__ = [
     "kappa",
     "prefactor_limit",
     "critical_prefactor",
+    "OptimalDepth",
     "optimal_depth_rows",
     "theorem1_rate",
     "local_exponent",
     "edge_factors",
     "fit_asymptotics",
+    "Result2Fit",
     "result2_rows",
 ]
 
@@ -64,14 +67,26 @@ def critical_prefactor(alpha, sigma2, *, depths=(1000, 2000, 4000)) -> float:
     return prefactor_limit(ts, curve[depths] * np.sqrt(ts))
 
 
-def optimal_depth_rows(alpha, sigma2, deltas) -> list:
-    """``[delta, t*, t* delta, E_{t*}, E_{t*} sqrt(t*)]`` at ``tau = tau_c - delta`` (Result 3)."""
+class OptimalDepth(NamedTuple):
+    """Result 3 measured at ``tau = tau_c - delta``."""
+
+    delta: float
+    t_star: int
+    t_star_delta: float
+    """``t* delta``, which tends to ``C_t = 1/(2 kappa)``."""
+    E_star: float
+    E_star_root: float
+    """``E_{t*} sqrt(t*)``, which tends to ``C_E = K_c e^{1/2}``."""
+
+
+def optimal_depth_rows(alpha, sigma2, deltas) -> list[OptimalDepth]:
+    """One :class:`OptimalDepth` per ``delta``, at ``tau = tau_c - delta`` (Result 3)."""
     tc = phases.tau_c(alpha, sigma2)
     rows = []
     for delta in deltas:
         delta = _checks.positive("delta", delta)
         t_star, e_star = phases.optimal_depth(alpha, tc - delta, sigma2, t_max=16000)
-        rows.append([delta, t_star, t_star * delta, e_star, e_star * math.sqrt(t_star)])
+        rows.append(OptimalDepth(delta, t_star, t_star * delta, e_star, e_star * math.sqrt(t_star)))
     return rows
 
 
@@ -133,7 +148,29 @@ def fit_asymptotics(curve, floor, t_lo, t_hi):
     return float(np.exp(log_lam)), float(gamma), float(np.sign(diff[0]) * np.exp(log_k))
 
 
-def result2_rows(alpha, sigma2, factors, *, t_max=1000, rtol=1e-7, resolution=1e-4):
+class Result2Fit(NamedTuple):
+    """Result 2 measured at one ``tau`` (:func:`result2_rows`)."""
+
+    factor: float
+    """``tau / tau_c``."""
+    tau: float
+    regime: str
+    rate_fit: float
+    """Fitted ``Lambda`` of ``E_t - E_inf ~ K t^gamma Lambda^t``."""
+    rate_paper: float
+    """The paper's ``Lambda`` (negative branch)."""
+    rate_plus: float
+    """The positive-branch rate ``Lambda_+``."""
+    power_fit: float
+    """Fitted ``gamma`` (Result 2: -1/2)."""
+    sign_K: int
+    t_lo: int
+    t_hi: int
+
+
+def result2_rows(
+    alpha, sigma2, factors, *, t_max=1000, rtol=1e-7, resolution=1e-4
+) -> list[Result2Fit]:
     """Result 2 measured at ``tau = factor * tau_c(alpha, sigma2)`` for each factor.
 
     The curve is certified to ``rtol`` (deep curves cannot be certified to 1e-10); the fit window
@@ -141,8 +178,7 @@ def result2_rows(alpha, sigma2, factors, *, t_max=1000, rtol=1e-7, resolution=1e
     (so the difference keeps at least three certified digits), and starts at a quarter of its
     end or after the last change of sign of ``E_t - E_inf``, whichever is later.
 
-    Rows: ``[factor, tau, regime, Lambda_fit, Lambda (paper), Lambda_+, gamma_fit, sign K,
-    t_lo, t_hi]``.
+    One :class:`Result2Fit` per factor.
     """
     rows = []
     for factor in factors:
@@ -161,7 +197,7 @@ def result2_rows(alpha, sigma2, factors, *, t_max=1000, rtol=1e-7, resolution=1e
         lam_fit, gamma, k = fit_asymptotics(curve, floor, t_lo, t_hi)
         r = phases.rates(alpha, tau, sigma2)
         rows.append(
-            [
+            Result2Fit(
                 factor,
                 tau,
                 phases.regime(alpha, tau, sigma2),
@@ -172,6 +208,6 @@ def result2_rows(alpha, sigma2, factors, *, t_max=1000, rtol=1e-7, resolution=1e
                 int(np.sign(k)),
                 t_lo,
                 t_hi,
-            ]
+            )
         )
     return rows

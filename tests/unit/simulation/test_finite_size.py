@@ -164,6 +164,10 @@ def test_chapter_tables_on_known_deviations():
     assert rows[0][1] == pytest.approx(-1.0) and rows[1][2] == pytest.approx(-1.0)
     _, rows = finite_size.tail_table(p, t=1)
     assert rows[0][2] == pytest.approx(0.01) and rows[0][4] == pytest.approx(0.9 * 1.01 - 1)
+    assert finite_size.trusted_depths(p, tol=0.015) == {
+        "a": {100: 1, 200: 2, 400: 2},
+        "b": {100: 0, 200: 1, 400: 2},
+    }
     headers, rows = finite_size.trusted_depth_table(p, tol=0.015)
     assert headers == ["panel", "D = 100", "D = 200", "D = 400"]
     assert rows == [["a", 1, 2, 2], ["b", 0, 1, 2]]

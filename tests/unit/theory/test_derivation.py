@@ -217,3 +217,22 @@ def test_study_helpers():
     E = theory.error_curve(2.0, 2.0, 0.01, 20)
     assert dmap[0.0]["t_star"][0] == int(np.argmin(E))
     assert dmap[0.0]["E_star"][0] == pytest.approx(E.min(), rel=1e-9)
+
+
+def test_the_curve_validates_its_point_once(monkeypatch):
+    """One door: ridge_curve validates (alpha, tau, sigma2, lam) once, however many sectors and
+    torus radii it solves; c is computed once with the point."""
+    calls = []
+    real = dv.Point.of.__func__
+
+    def counted(cls, *args):
+        calls.append(args)
+        return real(cls, *args)
+
+    monkeypatch.setattr(dv.Point, "of", classmethod(counted))
+    dv.ridge_curve(2.0, 3.0, 0.01, 5, lam=0.1)
+    assert calls == [(2.0, 3.0, 0.01, 0.1)]
+    p = real(dv.Point, 2.0, 3.0, 0.01, 0.1)
+    assert p.c == pytest.approx(1 + 1.01 / 2.0)
+    with pytest.raises(ValueError, match="tau must be > 1 when lam = 0"):
+        real(dv.Point, 2.0, 0.5, 0.01, 0.0)
