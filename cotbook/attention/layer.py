@@ -349,8 +349,29 @@ def train(configs, *, progress=False, dev=None):
 
     All ``configs`` must share :meth:`Config.group_key`.  Parameters are stacked on a leading
     axis; Adam is elementwise, so this is the same as training each one alone (tested).
-    Returns ``(params, losses)``: final parameters on the CPU, stacked, and the training
-    objective per step, shape ``(steps, G)``.
+
+    Parameters
+    ----------
+    configs : list of Config
+        ``G`` configurations with one :meth:`Config.group_key`.
+    progress : bool
+        Show a progress bar over steps.
+    dev : torch.device, optional
+        Where to train (default :func:`device`: the GPU when there is one).
+
+    Returns
+    -------
+    params : dict of torch.Tensor
+        Final parameters on the CPU, stacked on a leading axis of length ``G``.
+    losses : torch.Tensor
+        The training objective per step, shape ``(steps, G)``.
+
+    Examples
+    --------
+    >>> config = Config(model="linear", L=5, M=8, D=4, steps=3)
+    >>> params, losses = train([config])
+    >>> sorted(params), tuple(losses.shape)
+    (['W_K', 'W_Q', 'W_V'], (3, 1))
     """
     configs = _check_group(configs)
     with _flush_denormals():
@@ -468,9 +489,29 @@ def evaluate(config: Config, params, t_max=40, **options):
     "Inference protocol"): fresh tasks from the configuration's ``"test"`` seed, a random
     Gaussian ``w_hat_0``, the learned layer reapplied ``t_max`` times under each mask.
 
-    ``params``: one configuration's parameters (stacking axis of 1, as :func:`train` returns
-    them, or none).  ``options`` as for :func:`evaluate_stack`.  Returns ``{mask: array of
-    shape (t_max + 1,)}``.
+    Parameters
+    ----------
+    config : Config
+        The configuration (its ``"test"`` seed draws the test tasks).
+    params : dict of torch.Tensor
+        One configuration's parameters (stacking axis of 1, as :func:`train` returns them, or
+        none).
+    t_max : int
+        Deepest CoT step.
+    **options
+        As for :func:`evaluate_stack` (``tasks``, ``masks``, ...).
+
+    Returns
+    -------
+    dict
+        ``{mask: array of shape (t_max + 1,)}``, the mean over test tasks.
+
+    Examples
+    --------
+    >>> config = Config(model="linear", L=5, M=8, D=4, steps=3)
+    >>> E = evaluate(config, train([config])[0], 2, tasks=64)
+    >>> sorted(E), E["history"].shape
+    (['examples', 'history'], (3,))
     """
     params = {k: v if v.ndim == 3 else v[None] for k, v in params.items()}
     if next(iter(params.values())).shape[0] != 1:

@@ -677,6 +677,20 @@ def error_at(alpha, tau, sigma2, t, *, rtol=RTOL_DEFAULT):
     """E_t of Result 1 (lambda = 0) at a single depth t, certified like
     ``ridgeless_curve(method="auto")``.
 
+    Parameters
+    ----------
+    alpha, tau, sigma2 : float
+        ``alpha > 0``, ``tau > 1``, ``sigma2 >= 0``.
+    t : int
+        CoT depth, ``>= 0``.
+    rtol : float
+        Relative accuracy certified.
+
+    Returns
+    -------
+    float
+        ``E_t``.
+
     Examples
     --------
     >>> round(error_at(2.0, 3.0, 0.01, 20), 8)
@@ -694,6 +708,24 @@ def error_grid(alphas, taus, sigma2, t, *, rtol=RTOL_DEFAULT, chunk=1024):
     exceeds ``rtol * max(|E_t|, 1e-300)`` are recomputed in extended precision, then by
     :func:`ridgeless_curve` (auto, with the mpmath fallback), so every entry is certified to
     ``rtol`` (default 1e-10).
+
+    Parameters
+    ----------
+    alphas, taus : array_like
+        Grid axes, ``alpha > 0`` and ``tau > 1``.
+    sigma2 : float
+        Noise variance ``>= 0``.
+    t : int
+        CoT depth, ``>= 0``.
+    rtol : float
+        Relative accuracy certified for every entry.
+    chunk : int
+        Points evaluated together.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``E_t`` of shape ``(len(alphas), len(taus))``.
 
     Examples
     --------

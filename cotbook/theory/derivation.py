@@ -646,7 +646,35 @@ def ridge_curve(alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=1e-
     converges on the whole circle and the curve agrees with the one at ``0.9 r`` to
     ``rtol |E_t| + atol`` -- a torus that crossed a singularity of B gives a different contour
     integral.  The accuracy is absolute (about ``atol``, relative to ``E_0 = 1``): depths where
-    ``E_t`` is below ~1e-9 are not resolved to many digits.  Returns a :class:`RidgeCurve`.
+    ``E_t`` is below ~1e-9 are not resolved to many digits.
+
+    Parameters
+    ----------
+    alpha, tau : float
+        ``L/D > 0``, ``M/D > 0`` (``tau > 1`` when ``lam = 0``).
+    sigma2 : float
+        Noise variance ``>= 0``.
+    t_max : int
+        Deepest CoT step, ``>= 0``.
+    lam : float
+        Ridge ``>= 0`` (the loss carries ``lam/2 |A|^2``).
+    n : int, optional
+        Points per circle of the torus.
+    radius : float, optional
+        A fixed torus radius in ``(0, 1)`` instead of the search.
+    rtol, atol : float
+        Agreement required between the contour integrals on two radii.
+
+    Returns
+    -------
+    RidgeCurve
+        ``E`` (``E_0 .. E_{t_max}``) and the ``radius`` used.
+
+    Examples
+    --------
+    >>> curve = ridge_curve(2.0, 3.0, 0.01, 3, lam=0.1)
+    >>> curve.E.round(6).tolist(), curve.radius
+    ([1.0, 0.481043, 0.267786, 0.184779], 0.95)
     """
     p = Point.of(alpha, tau, sigma2, lam)
     t_max = _checks.nonneg_int("t_max", t_max)

@@ -63,6 +63,19 @@ def accuracy_rows(t_max, *, dps=50, points=ACCURACY_POINTS) -> list[AccuracyRow]
     """One :class:`AccuracyRow` per point: ``method="auto"`` (float64, certified) against the
     paper's recursion (``method="recursion"``) at ``dps`` digits, for ``t <= t_max``.
 
+    Parameters
+    ----------
+    t_max : int
+        Deepest depth compared, ``>= 1``.
+    dps : int
+        Decimal digits of the recursion.
+    points : sequence
+        ``(alpha, tau, sigma2)`` points, ``tau`` possibly ``"tau_c"`` or ``"tau_c+"``.
+
+    Returns
+    -------
+    list of AccuracyRow
+
     Examples
     --------
     >>> row = accuracy_rows(5, points=[(2.0, 3.0, 0.01)])[0]

@@ -60,6 +60,18 @@ def tau_c(alpha, sigma2):
     The numerically stable form alpha + 1 + 2s - sqrt(Delta) = 4 alpha / (alpha + 1 + 2s +
     sqrt(Delta)) is used to avoid cancellation.
 
+    Parameters
+    ----------
+    alpha : float
+        ``L/D > 0``.
+    sigma2 : float
+        Noise variance ``>= 0``.
+
+    Returns
+    -------
+    float
+        ``tau_c``, or ``math.inf`` at ``alpha = 1``, ``sigma2 = 0``.
+
     Examples
     --------
     >>> round(tau_c(2.0, 0.01), 6)
@@ -159,6 +171,18 @@ def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     alpha < 1 at tau = tau_c also returns "critical" (Lambda = 1: E_t approaches E_inf > 0
     polynomially; the paper's polynomial regime (II) is stated for alpha > 1 only).
     alpha = 1, sigma2 = 0: tau_c = inf, so every tau is "overthinking".
+
+    Parameters
+    ----------
+    alpha, tau, sigma2 : float
+        ``alpha > 0``, ``tau > 1``, ``sigma2 >= 0``.
+    rtol : float
+        Relative distance to ``tau_c`` still called critical.
+
+    Returns
+    -------
+    str
+        One of :data:`REGIMES`.
 
     Examples
     --------

@@ -14,14 +14,20 @@ MODULES = sorted(
     for m in pkgutil.walk_packages(cotbook.__path__, "cotbook.")
     if m.name != "cotbook.__main__"
 )
-ENTRY_POINTS = [
+FUNCTIONS = [
     "cotbook.theory.error_curve",
     "cotbook.theory.error_at",
     "cotbook.theory.error_grid",
     "cotbook.theory.phases.tau_c",
     "cotbook.theory.phases.regime",
+    "cotbook.theory.derivation.ridge_curve",
     "cotbook.theory.numerics.accuracy_rows",
     "cotbook.simulation.simulated_curve",
+    "cotbook.attention.train",
+    "cotbook.attention.evaluate",
+]
+ENTRY_POINTS = [
+    *FUNCTIONS,
     "cotbook.simulation.finite_size.SimulationSpec",
     "cotbook.attention.grid.GridSpec",
 ]
@@ -40,3 +46,11 @@ def test_entry_points_have_an_executed_example(path):
     obj = getattr(importlib.import_module(module), name)
     examples = doctest.DocTestFinder(recurse=False).find(obj, name)
     assert examples and examples[0].examples, f"{path} has no example in its docstring"
+
+
+@pytest.mark.parametrize("path", FUNCTIONS)
+def test_entry_points_document_parameters_and_returns(path):
+    module, _, name = path.rpartition(".")
+    doc = getattr(importlib.import_module(module), name).__doc__
+    for section in ("Parameters\n    ----------", "Returns\n    -------", "Examples\n    --------"):
+        assert section in doc, f"{path}: no numpydoc section {section.split()[0]!r}"
