@@ -118,45 +118,48 @@ def _experiments(args) -> int:
     return 0
 
 
+def _save_measured(name, config, compute, out) -> dict:
+    """Run ``compute() -> data`` and save it as the record ``name`` (its committed scale)."""
+    directory = runner.output_directory(name, "paper", out)
+    code = results.code_info(results.RESULTS[name].producers)  # the code this run starts with
+    start = time.perf_counter()
+    data = compute()
+    timings = {"total": time.perf_counter() - start}
+    path = results.save(
+        name,
+        scale="paper",
+        config=config,
+        data=data,
+        timings=timings,
+        code=code,
+        directory=directory,
+    )
+    print(f"saved {path}")
+    return data
+
+
 def _bench(args) -> int:
     from . import bench
 
     if args.what == "accuracy":
         from .theory import numerics
 
-        directory = runner.output_directory("theory_accuracy", "paper", args.out)
-        start = time.perf_counter()
-        rows = numerics.accuracy_rows(80, dps=50)
         config = {
             "t_max": 80,
             "dps": 50,
             "points": [list(map(str, p)) for p in numerics.ACCURACY_POINTS],
         }
-        timings = {"total": time.perf_counter() - start}
-        data = {"rows": [list(row) for row in rows]}
-        path = results.save(
-            "theory_accuracy",
-            scale="paper",
-            config=config,
-            data=data,
-            timings=timings,
-            directory=directory,
-        )
-        print(f"saved {path}")
+
+        def accuracy():
+            return {"rows": [list(row) for row in numerics.accuracy_rows(80, dps=50)]}
+
+        _save_measured("theory_accuracy", config, accuracy, args.out)
         return 0
     if args.what == "attention":
-        directory = runner.output_directory("attention_benchmark", "paper", args.out)
-        report = bench.attention_benchmark(**bench.ATTENTION_SETTINGS)
-        timings = {k: v for k, v in report.items() if k.endswith("_s")}
-        path = results.save(
-            "attention_benchmark",
-            scale="paper",
-            config=dict(bench.ATTENTION_SETTINGS),
-            data=report,
-            timings=timings,
-            directory=directory,
+        settings = dict(bench.ATTENTION_SETTINGS)
+        report = _save_measured(
+            "attention_benchmark", settings, lambda: bench.attention_benchmark(**settings), args.out
         )
-        print(f"saved {path}")
     else:
         report = {"theory": bench.theory_benchmark, "simulate": bench.simulate_benchmark}[
             args.what

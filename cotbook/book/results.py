@@ -63,6 +63,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS_DIR = ROOT / "book" / "results"
 SCRATCH_DIR = ROOT / "_build" / "results"
 _LIBRARIES = ("numpy", "scipy", "mpmath", "torch", "numba")
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,9 @@ def environment(**extra) -> dict:
         except importlib.metadata.PackageNotFoundError:
             versions[lib] = None
     threads = {"cpu_count": os.cpu_count()}
+    for var in _THREAD_VARIABLES:
+        if var in os.environ:
+            threads[var] = os.environ[var]
     if "torch" in sys.modules:
         threads["torch"] = sys.modules["torch"].get_num_threads()
     if "numba" in sys.modules:
@@ -307,11 +311,21 @@ def check_writable(directory) -> Path:
 
 
 def save(
-    name, *, scale, config, data, timings, environment_extra=None, directory=None, force=False
+    name,
+    *,
+    scale,
+    config,
+    data,
+    timings,
+    code=None,
+    environment_extra=None,
+    directory=None,
+    force=False,
 ) -> Path:
     """Write the record of ``name`` atomically and return its path.
 
-    ``directory`` defaults to :func:`default_directory`.  Writing into ``book/results/`` a
+    ``code`` is :func:`code_info` taken when the run started (default: now); ``directory``
+    defaults to :func:`default_directory`.  Writing into ``book/results/`` a
     scale other than the committed one raises ``ValueError`` unless ``force`` is true: a cheap
     run never overwrites a committed record by accident.
     """
@@ -327,7 +341,7 @@ def save(
         "schema": SCHEMA,
         "scale": scale,
         "config": config,
-        "code": code_info(spec.producers),
+        "code": code_info(spec.producers) if code is None else code,
         "environment": environment(**(environment_extra or {})),
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "timings_s": timings,

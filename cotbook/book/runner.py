@@ -40,6 +40,7 @@ def run_study(
     """Run every unit of ``spec`` not yet in the checkpoint, assemble and save the record of
     ``name``; returns its path."""
     directory = output_directory(name, scale, out, force=force)
+    code = results.code_info(results.RESULTS[name].producers)  # the code this run starts with
     checkpoint = results.Checkpoint(
         name, directory, scale=scale, config=spec.to_dict(), resume=resume
     )
@@ -62,6 +63,7 @@ def run_study(
         config=spec.to_dict(),
         data=data,
         timings=timings,
+        code=code,
         environment_extra=environment_extra,
         directory=directory,
         force=force,

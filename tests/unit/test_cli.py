@@ -159,3 +159,44 @@ def test_experiments_command_saves_grid_and_sensitivity(tmp_path, capsys):
     assert set(sens.data["E"]) == {"paper", "merged W"}
     assert np.asarray(sens.data["E"]["merged W"]["linear"]["examples"]).shape == (1, 1, 5)
     assert capsys.readouterr().out.count("saved") == 2
+
+
+def test_interrupted_grid_resumes_to_identical_data(tmp_path, monkeypatch):
+    """The Figure 2 grid killed after one of its (model, L) units and resumed: the same data
+    as an uninterrupted run (tiny scale)."""
+    from cotbook.attention import grid
+    from cotbook.book import results
+
+    whole, part = tmp_path / "whole", tmp_path / "part"
+    args = ["experiments", "--scale", "tiny", "--only", "grid", "--out"]
+    assert cli.main([*args, str(whole)]) == 0
+    real = grid.run_unit
+
+    def interrupted(spec, unit):
+        if unit != spec.units()[0]:
+            raise KeyboardInterrupt
+        return real(spec, unit)
+
+    monkeypatch.setattr(grid, "run_unit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cli.main([*args, str(part)])
+    monkeypatch.setattr(grid, "run_unit", real)
+    assert cli.main([*args, str(part), "--resume"]) == 0
+    a = results.load("attention_grid", directory=whole)
+    b = results.load("attention_grid", directory=part)
+    assert json.dumps(a.data) == json.dumps(b.data)
+
+
+def test_bench_accuracy_saves_its_record(tmp_path, monkeypatch):
+    from cotbook.book import results
+    from cotbook.theory import numerics
+
+    real = numerics.accuracy_rows
+    monkeypatch.setattr(
+        numerics, "accuracy_rows", lambda t_max, dps: real(3, dps=30, points=[(2.0, 3.0, 0.01)])
+    )
+    assert cli.main(["bench", "accuracy", "--out", str(tmp_path)]) == 0
+    record = results.load("theory_accuracy", directory=tmp_path)
+    row = numerics.AccuracyRow(*record.data["rows"][0])
+    assert row.regime == "overthinking" and row.max_rel_diff < 1e-12
+    assert record.scale == "paper" and not record.stale and "total" in record.timings_s
