@@ -233,7 +233,7 @@ def main(argv=None) -> int:
         "bench",
         help="timings; accuracy and attention save a record",
         description="theory: fast engine vs the recursion (~1 min); simulate: engine timings "
-        "(~1 min); accuracy: the Appendix D accuracy table, t <= 80 (~2 min, saved); "
+        "(~1 min); accuracy: the Appendix D accuracy table, t <= 80 (~1 min, saved); "
         "attention: one training run, fast vs literal (~4 min, saved).",
     )
     p.add_argument("what", choices=["theory", "simulate", "accuracy", "attention"])
