@@ -99,39 +99,6 @@ def test_bad_input():
         finite_size.panels(-1.0)
 
 
-def test_study_reads_a_saved_record_or_runs_now(tmp_path, monkeypatch):
-    from cotbook.book import results, studies
-
-    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
-    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))
-    spec = finite_size.SCALES["tiny"]
-    panels, timings = finite_size.run(spec)
-    results.save(
-        "theory_vs_simulation",
-        scale="paper",
-        config=spec.to_dict(),
-        data=panels,
-        timings=timings,
-        directory=tmp_path,
-    )
-    study = studies.simulation()
-    assert study.data == json.loads(json.dumps(panels)) and study.spec == spec
-    assert study.caption.startswith("paper scale, read from book/results/theory_vs_simulation.json")
-    assert "older code" not in study.caption
-    monkeypatch.setattr(results, "source_hash", lambda modules: "0" * 16)
-    assert "written by older code: rerun `python -m cotbook simulate --scale paper`" in (
-        studies.simulation().caption
-    )
-    (tmp_path / "theory_vs_simulation.json").write_text("{")
-    with pytest.raises(results.ResultError, match="theory_vs_simulation.json: not valid JSON"):
-        studies.simulation()
-    (tmp_path / "theory_vs_simulation.json").unlink()
-    monkeypatch.setitem(finite_size.SCALES, "book", spec)
-    assert studies.simulation().caption.startswith("book scale, computed now")
-    with pytest.raises(ValueError, match="scale must be one of"):
-        studies.simulation("huge")
-
-
 def _synthetic_panels():
     """Two panels whose simulated means deviate from theory by exactly 1/D, and 2/D times t."""
     theory_curve = [1.0, 0.5, 0.25]

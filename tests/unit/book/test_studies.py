@@ -1,0 +1,67 @@
+"""The one saved-or-run loader: saved records with their provenance, or a run now."""
+
+import json
+
+import pytest
+
+from cotbook.attention import grid
+from cotbook.book import results, studies
+from cotbook.simulation import finite_size
+
+
+@pytest.fixture
+def committed(tmp_path, monkeypatch):
+    """An empty book/results/ for the loaders."""
+    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))
+    return tmp_path
+
+
+def test_simulation_study_reads_a_saved_record_or_runs_now(committed, monkeypatch):
+    tmp_path = committed
+    spec = finite_size.SCALES["tiny"]
+    panels, timings = finite_size.run(spec)
+    results.save(
+        "theory_vs_simulation",
+        scale="paper",
+        config=spec.to_dict(),
+        data=panels,
+        timings=timings,
+        directory=tmp_path,
+    )
+    study = studies.simulation()
+    assert study.data == json.loads(json.dumps(panels)) and study.spec == spec
+    assert study.caption.startswith("paper scale, read from book/results/theory_vs_simulation.json")
+    assert "older code" not in study.caption
+    monkeypatch.setattr(results, "source_hash", lambda modules: "0" * 16)
+    assert "written by older code: rerun `python -m cotbook simulate --scale paper`" in (
+        studies.simulation().caption
+    )
+    (tmp_path / "theory_vs_simulation.json").write_text("{")
+    with pytest.raises(results.ResultError, match="theory_vs_simulation.json: not valid JSON"):
+        studies.simulation()
+    (tmp_path / "theory_vs_simulation.json").unlink()
+    monkeypatch.setitem(finite_size.SCALES, "book", spec)
+    assert studies.simulation().caption.startswith("book scale, computed now")
+    with pytest.raises(ValueError, match="scale must be one of"):
+        studies.simulation("huge")
+
+
+def test_grid_study_and_run_costs(committed, monkeypatch):
+    spec = grid.GRID_SCALES["tiny"]
+    monkeypatch.setitem(grid.GRID_SCALES, "book", spec)
+    now = studies.grid()
+    assert now.record is None and now.spec == spec
+    assert now.caption.startswith("book scale, computed now\n  L = [5, 20]\n  M = [10, 40]")
+    assert studies.sensitivity() is None and studies.run_costs() == []
+    data, timings = now.data, dict(now.timings_s, total=sum(now.timings_s.values()))
+    results.save("attention_grid", scale="paper", config=spec.to_dict(), data=data,
+                 timings=timings, directory=committed)
+    saved = studies.grid()
+    assert saved.record is not None and saved.spec == spec
+    assert json.dumps(saved.data) == json.dumps(data)
+    (cost,) = studies.run_costs()
+    assert cost.run == "Figure 2 grid" and cost.time == f"{timings['total'] / 60:.1f} min"
+    assert cost.written_by == saved.record.written_by()
+    with pytest.raises(ValueError, match="scale must be one of"):
+        studies.grid("huge")
