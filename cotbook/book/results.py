@@ -51,6 +51,7 @@ __all__ = [
     "environment",
     "source_hash",
     "default_directory",
+    "target_directory",
     "check_writable",
     "save",
     "validate",
@@ -278,6 +279,21 @@ def default_directory(name, scale) -> Path:
     return RESULTS_DIR if scale == _spec(name).scale else SCRATCH_DIR
 
 
+def target_directory(name, scale, directory=None, *, force=False) -> Path:
+    """Where the record of ``name`` at ``scale`` is written: ``directory``, or
+    :func:`default_directory`.  Writing into ``book/results/`` a scale other than the committed
+    one raises ``ValueError`` unless ``force`` is true: a cheap run never overwrites a committed
+    record by accident."""
+    spec = _spec(name)
+    directory = default_directory(name, scale) if directory is None else Path(directory)
+    if directory.resolve() == RESULTS_DIR.resolve() and scale != spec.scale and not force:
+        raise ValueError(
+            f"scale {scale!r} would overwrite the committed {spec.scale}-scale record "
+            f"{RESULTS_DIR / name}.json: write it elsewhere (--out DIR) or force it (--force)"
+        )
+    return directory
+
+
 def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -324,18 +340,11 @@ def save(
 ) -> Path:
     """Write the record of ``name`` atomically and return its path.
 
-    ``code`` is :func:`code_info` taken when the run started (default: now); ``directory``
-    defaults to :func:`default_directory`.  Writing into ``book/results/`` a
-    scale other than the committed one raises ``ValueError`` unless ``force`` is true: a cheap
-    run never overwrites a committed record by accident.
+    ``code`` is :func:`code_info` taken when the run started (default: now); ``directory`` and
+    ``force`` as for :func:`target_directory`.
     """
     spec = _spec(name)
-    directory = default_directory(name, scale) if directory is None else Path(directory)
-    if directory.resolve() == RESULTS_DIR.resolve() and scale != spec.scale and not force:
-        raise ValueError(
-            f"scale {scale!r} would overwrite the committed {spec.scale}-scale record "
-            f"{name}.json in {RESULTS_DIR}; write it elsewhere or pass force=True"
-        )
+    directory = target_directory(name, scale, directory, force=force)
     record = {
         "name": name,
         "schema": SCHEMA,

@@ -20,17 +20,8 @@ __all__ = ["output_directory", "run_study"]
 
 
 def output_directory(name, scale, out=None, *, force=False) -> Path:
-    """Where the record of ``name`` at ``scale`` goes: ``out`` if given, else
-    :func:`results.default_directory`; refuses (``ValueError``) to put a scale other than the
-    committed one into ``book/results/`` unless ``force``, and checks the folder is writable."""
-    directory = results.default_directory(name, scale) if out is None else Path(out)
-    committed = results.RESULTS[name].scale
-    if directory.resolve() == results.RESULTS_DIR.resolve() and scale != committed and not force:
-        raise ValueError(
-            f"--scale {scale} would overwrite the committed {committed}-scale record "
-            f"{results.RESULTS_DIR / name}.json: use --out DIR, or --force"
-        )
-    return results.check_writable(directory)
+    """:func:`results.target_directory`, checked to be writable before any work starts."""
+    return results.check_writable(results.target_directory(name, scale, out, force=force))
 
 
 def run_study(
