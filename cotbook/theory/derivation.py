@@ -58,6 +58,8 @@ __all__ = [
     "solve_mixed_sector",
     "closed_system",
     "explicit_solution",
+    "RIDGE_RTOL",
+    "RIDGE_T_MAX",
     "RidgeCurve",
     "ridge_curve",
     "M_NAMES",
@@ -369,6 +371,9 @@ class Point:
     def __post_init__(self):
         object.__setattr__(self, "c", 1 + (1 + self.sigma2) / self.alpha)
 
+    def __str__(self):
+        return f"(alpha={self.alpha:g}, tau={self.tau:g}, sigma2={self.sigma2:g}, lam={self.lam:g})"
+
     @classmethod
     def of(cls, alpha, tau, sigma2, lam) -> Point:
         """Validate ``alpha > 0``, ``tau > 0`` (``> 1`` when ``lam = 0``), ``sigma2 >= 0``,
@@ -612,28 +617,79 @@ def explicit_solution(u, v, alpha, tau, sigma2) -> dict:
 # --------------------------------------------------------------------------------------------
 # Step 5: E_t for lambda >= 0
 # --------------------------------------------------------------------------------------------
+RIDGE_T_MAX = 2000
+"""Deepest ``t_max`` of :func:`ridge_curve` (its torus has ``n >= 2 t_max + 8`` points per circle;
+``n = 4096`` holds ``n^2`` complex values, 268 MB, and takes about 20 s per radius)."""
+
+RIDGE_RTOL = 1e-6
+"""Default relative accuracy of :func:`ridge_curve` (with ``atol = 1e-12``)."""
+
+_RADII = tuple(0.95 * 0.9**k for k in range(45))  # 0.95 .. 0.0093: the radius ladder
+_MIXED_ROWS = 64  # rows of the torus whose 4x4 mixed systems are solved together
+
+
 def _torus_coefficients(p: Point, r, n):
     """``b[s, t] r^{s+t}`` for ``B(x, y) = m13(u(x), v(y)) / ((1-x)(1-y))`` on the torus
-    ``|x| = |y| = r`` with ``n`` points per circle (2-D FFT), ``u(x) = -x/(alpha(1-x))``."""
+    ``|x| = |y| = r`` with ``n`` points per circle (2-D FFT), ``u(x) = -x/(alpha(1-x))``;
+    also ``max |B|`` on the torus."""
     x = r * np.exp(2j * np.pi * np.arange(n) / n)
     z = -x / (p.alpha * (1 - x))
-    U = {k: val[:, None] for k, val in _u_sector(z, p).items()}
-    V = {k: val[None, :] for k, val in _v_sector(z, p).items()}
-    mixed = _mixed_sector(U, V, z[:, None], z[None, :], p)
-    Bxy = mixed["m13"] / ((1 - x)[:, None] * (1 - x)[None, :])
-    return np.fft.fft2(Bxy) / (n * n)
+    us, vs = _u_sector(z, p), _v_sector(z, p)
+    V = {k: val[None, :] for k, val in vs.items()}
+    Bxy = np.empty((n, n), dtype=complex)
+    for i in range(0, n, _MIXED_ROWS):
+        rows = slice(i, min(n, i + _MIXED_ROWS))
+        U = {k: val[rows, None] for k, val in us.items()}
+        m13 = _mixed_sector(U, V, z[rows, None], z[None, :], p)["m13"]
+        Bxy[rows] = m13 / ((1 - x[rows])[:, None] * (1 - x)[None, :])
+    if not np.all(np.isfinite(Bxy)):
+        raise ArithmeticError("closed system: B is not finite on the torus")
+    return np.fft.fft2(Bxy) / (n * n), float(np.abs(Bxy).max())
 
 
 class RidgeCurve(NamedTuple):
-    """The error curve of the closed system (:func:`ridge_curve`) and the torus radius used."""
+    """The error curve of the closed system (:func:`ridge_curve`), its error bound and the
+    torus radius used."""
 
     E: np.ndarray
-    """``E_0 .. E_{t_max}``."""
+    """``E_0 .. E_{t_max}`` (``E_0 = 1`` exactly, every ``E_t >= 0``)."""
+    error: np.ndarray
+    """Bound on ``|E_t - exact|`` at each depth (see :func:`ridge_curve`)."""
     radius: float
     """Radius ``r`` of the torus ``|x| = |y| = r`` the coefficients were read on."""
 
 
-def ridge_curve(alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=1e-8, atol=1e-12):
+def _torus_curve(p: Point, r, n, t_max):
+    """The curve on one torus, or ``None`` where the torus fails the analyticity check.
+
+    The FFT of ``B`` on ``|x| = |y| = r`` holds ``b[s, t] r^{s+t}`` in its bins ``s, t < n/2``
+    only if ``B`` is analytic in the polydisc of radius ``r``: a singularity inside adds a
+    principal part, i.e. *negative* powers, which land in the bins ``>= n/2``.  Those bins also
+    hold the aliased Taylor coefficients of degree ``>= n/2``, so their largest modulus ``nu``
+    bounds both a principal part and the aliasing of the bins read.  The torus is accepted when
+    ``nu <= 1e-12 max|B|`` and the constant term is ``E_0 = B(0, 0) = 1`` to ``1e-10``; the error
+    of ``E_t`` is then ``2 max(nu, 64 u max|B|) / r^{2t}`` (``u`` the unit roundoff: the FFT's
+    rounding error per bin is below ``log2(n^2) u max|B|``).
+    """
+    try:
+        coef, bmax = _torus_coefficients(p, r, n)
+    except (ArithmeticError, np.linalg.LinAlgError):
+        return None
+    half = n // 2
+    nu = max(float(np.abs(coef[half:, :]).max()), float(np.abs(coef[:half, half:]).max()))
+    if nu > 1e-12 * bmax or abs(coef[0, 0] - 1.0) > 1e-10:
+        return None
+    t = np.arange(t_max + 1)
+    with np.errstate(over="ignore"):
+        scale = r ** (-2.0 * t)
+        E = np.real(coef[t, t]) * scale
+        err = 2.0 * max(nu, np.finfo(float).eps * bmax) * scale
+    return E, err
+
+
+def ridge_curve(
+    alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=RIDGE_RTOL, atol=1e-12
+):
     """``E_0 .. E_{t_max}`` in the limit, for any ``lam >= 0``, from the closed system (App. C.9).
 
     ``E_t = [x^t y^t] B(x, y)`` with ``B = m13(u(x), v(y)) / ((1-x)(1-y))`` and
@@ -641,12 +697,20 @@ def ridge_curve(alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=1e-
     ``(I - u(x) A S)^{-1} / (1 - x)``, so B generates the mixed moments of the CoT error
     (App. C.2, Eq. generalization_from_F, with the change of variables of App. D).  The diagonal
     coefficients are read off a 2-D FFT of B on the torus ``|x| = |y| = r`` (``n`` points per
-    circle, default the larger of 512 and the power of two >= ``2 t_max + 8``).  Unless
-    ``radius`` is given, ``r`` is the largest of ``0.95 * 0.9^k`` for which the continuation
-    converges on the whole circle and the curve agrees with the one at ``0.9 r`` to
-    ``rtol |E_t| + atol`` -- a torus that crossed a singularity of B gives a different contour
-    integral.  The accuracy is absolute (about ``atol``, relative to ``E_0 = 1``): depths where
-    ``E_t`` is below ~1e-9 are not resolved to many digits.
+    circle, default the larger of 512 and the power of two >= ``2 t_max + 8``).
+
+    **Which torus.**  The coefficients are those of the Taylor series only if B is analytic in
+    the polydisc ``|x|, |y| <= r``.  Each torus on the ladder ``r = 0.95 * 0.85^k`` is checked
+    (see ``_torus_curve``): a singularity inside puts negative powers into the FFT, and the
+    constant term must be ``E_0 = 1``.  The largest torus that passes is used if the next
+    passing torus below it gives the same curve within the two error bounds (a second,
+    independent contour); otherwise the search goes on down the ladder.  ``radius`` fixes the
+    torus instead, with the same checks.
+
+    **Certified output.**  ``E_0 = 1`` exactly and ``E_t >= 0``: a value more negative than its
+    error bound is an :class:`~cotbook.theory.closed_form.AccuracyError`, one within it is
+    returned as 0.  Every depth must meet ``error_t <= rtol |E_t| + atol``, else
+    ``AccuracyError`` names the first depth that does not and the accuracy it reached.
 
     Parameters
     ----------
@@ -655,20 +719,21 @@ def ridge_curve(alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=1e-
     sigma2 : float
         Noise variance ``>= 0``.
     t_max : int
-        Deepest CoT step, ``>= 0``.
+        Deepest CoT step, ``0 <= t_max <=`` :data:`RIDGE_T_MAX`.
     lam : float
         Ridge ``>= 0`` (the loss carries ``lam/2 |A|^2``).
     n : int, optional
-        Points per circle of the torus.
+        Points per circle of the torus, ``2 t_max + 8 <= n <= 2 RIDGE_T_MAX + 8`` rounded up to
+        a power of two.
     radius : float, optional
         A fixed torus radius in ``(0, 1)`` instead of the search.
     rtol, atol : float
-        Agreement required between the contour integrals on two radii.
+        Accuracy required at every depth: ``error_t <= rtol |E_t| + atol``.
 
     Returns
     -------
     RidgeCurve
-        ``E`` (``E_0 .. E_{t_max}``) and the ``radius`` used.
+        ``E`` (``E_0 .. E_{t_max}``), its ``error`` bound and the ``radius`` used.
 
     Examples
     --------
@@ -678,38 +743,73 @@ def ridge_curve(alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=1e-
     """
     p = Point.of(alpha, tau, sigma2, lam)
     t_max = _checks.nonneg_int("t_max", t_max)
+    if t_max > RIDGE_T_MAX:
+        raise ValueError(f"t_max must be <= {RIDGE_T_MAX} (RIDGE_T_MAX) when lam > 0, got {t_max}")
+    n_cap = 1 << (2 * RIDGE_T_MAX + 8 - 1).bit_length()
     if n is None:
         n = max(512, 1 << (2 * t_max + 8 - 1).bit_length())
     n = _checks.positive_int("n", n)
-    if n < 2 * t_max + 8:
-        raise ValueError(f"n must be >= 2 t_max + 8 = {2 * t_max + 8}, got {n}")
+    if not 2 * t_max + 8 <= n <= n_cap:
+        raise ValueError(f"n must be in [2 t_max + 8, {n_cap}] = [{2 * t_max + 8}, {n_cap}], got {n}")
     rtol = _checks.positive("rtol", rtol)
     atol = _checks.positive("atol", atol)
-    t = np.arange(t_max + 1)
-
-    def curve(r):
-        coef = _torus_coefficients(p, r, n)
-        return np.real(coef[t, t]) / r ** (2 * t)
-
     if radius is not None:
         r = _checks.positive("radius", radius)
         if r >= 1:
             raise ValueError(f"radius must be in (0, 1), got {radius!r}")
-        return RidgeCurve(curve(r), r)
-    previous = None
-    for k in range(40):
-        r = 0.95 * 0.9**k
-        try:
-            E = curve(r)
-        except (ArithmeticError, np.linalg.LinAlgError):
-            previous = None
-            continue
-        if previous is not None and np.all(np.abs(previous[1] - E) <= rtol * np.abs(E) + atol):
-            return RidgeCurve(previous[1], previous[0])
-        previous = (r, E)
+        found = _torus_curve(p, r, n, t_max)
+        if found is None:
+            raise closed_form.AccuracyError(
+                f"ridge_curve: the torus of radius {r:g} fails the analyticity check at "
+                f"{p} (a singularity of B inside it, or aliasing)"
+            )
+        return _certified(p, *found, r, rtol, atol)
+    curves: dict = {}
+
+    def at(k):  # the curve on rung k of the ladder (None: fails the check), computed once
+        if k not in curves:
+            curves[k] = _torus_curve(p, _RADII[k], n, t_max)
+        return curves[k]
+
+    # coarse descent (every 4th rung) to the first passing rung, then up while rungs pass
+    k = next((k for k in range(0, len(_RADII), 4) if at(k) is not None), None)
+    if k is not None:
+        top = k
+        while top > max(0, k - 3) and at(top - 1) is not None:
+            top -= 1
+        # the largest passing rung whose next passing rung below agrees within both bounds
+        for j in range(top, len(_RADII) - 1):
+            if at(j) is None or at(j + 1) is None:
+                continue
+            (E1, err1), (E2, err2) = at(j), at(j + 1)
+            with np.errstate(invalid="ignore"):
+                if np.all(np.abs(E1 - E2) <= err1 + err2):
+                    return _certified(p, E1, err1, _RADII[j], rtol, atol)
     raise closed_form.AccuracyError(
-        f"ridge_curve: no torus radius gave a contour integral stable to rtol={rtol:g}"
+        f"ridge_curve: no two tori of radii in [{_RADII[-1]:.3g}, {_RADII[0]}] passed the "
+        f"analyticity check and agreed at {p}"
     )
+
+
+def _certified(p: Point, E, err, r, rtol, atol) -> RidgeCurve:
+    """Apply the invariants and the accuracy rule of :func:`ridge_curve`."""
+    E = E.copy()
+    E[0], err = 1.0, err.copy()
+    err[0] = 0.0
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(E) & np.isfinite(err) & (err <= rtol * np.abs(E) + atol))
+    if bad.any():
+        t = int(np.argmax(bad))
+        raise closed_form.AccuracyError(
+            f"ridge_curve: E_{t} at {p} is known to +-{err[t]:.3g} (value {E[t]:.6g}, torus radius "
+            f"{r:.3g}), more than rtol |E_t| + atol = {rtol * abs(E[t]) + atol:.3g}"
+        )
+    if np.any(E < -err):
+        t = int(np.argmax(E < -err))
+        raise closed_form.AccuracyError(
+            f"ridge_curve: E_{t} = {E[t]:.6g} < 0 beyond its error bound {err[t]:.3g} at {p}"
+        )
+    return RidgeCurve(np.maximum(E, 0.0), err, r)
 
 
 # --------------------------------------------------------------------------------------------

@@ -157,10 +157,70 @@ def test_explicit_lambda0_solution(alpha, tau, sigma2):
     "alpha,tau,sigma2", [(2.0, 3.0, 0.01), (0.5, 10.0, 1e-4), (2.0, 2.0, 1e-4), (4.0, 50.0, 0.0)]
 )
 def test_error_curve_lambda0_matches_closed_form(alpha, tau, sigma2):
-    E, radius = dv.ridge_curve(alpha, tau, sigma2, 30, lam=0.0)
-    assert 0 < radius < 1
+    curve = dv.ridge_curve(alpha, tau, sigma2, 30, lam=0.0)
+    assert 0 < curve.radius < 1
     ref = theory.error_curve(alpha, tau, sigma2, 30)
-    np.testing.assert_allclose(E, ref, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(curve.E, ref, rtol=1e-8, atol=1e-12)
+    # the error bound holds against the closed form, and is not vacuous (within 1e4 of it)
+    diff = np.abs(curve.E - ref)
+    assert np.all(diff <= curve.error)
+    assert np.max(curve.error[1:]) < 1e-6 * np.max(ref)
+
+
+def test_error_bound_holds_on_every_accepted_torus():
+    """Each accepted torus, not only the chosen one, bounds its own error (lambda = 0, where
+    the closed form is the reference): the bound is conservative by a factor >= 2 here."""
+    p = dv.Point.of(2.0, 2.0, 0.01, 0.0)
+    ref = theory.error_curve(2.0, 2.0, 0.01, 40)
+    accepted = 0
+    for r in dv._RADII[:10]:
+        found = dv._torus_curve(p, r, 512, 40)
+        if found is not None:
+            accepted += 1
+            E, err = found
+            assert np.all(np.abs(E - ref)[1:] <= 0.5 * err[1:])
+    assert accepted >= 5
+
+
+@pytest.mark.parametrize("alpha,tau,lam", [(2.0, 1.0, 1e-3), (4.0, 0.95, 1e-3), (0.5, 1.1, 1e-3)])
+def test_lambda_curve_near_tau_1_is_certified(alpha, tau, lam):
+    """The fault of the earlier radius search: at tau ~ 1 and small lam, B has singularities
+    inside |x| = 0.95 and two large tori agreed on a wrong curve (E_0 = -0.0189 at the first
+    point).  Now E_0 = 1 exactly, E_t >= 0, and the bound meets the accuracy asked for."""
+    curve = dv.ridge_curve(alpha, tau, 0.01, 10, lam=lam)
+    assert curve.E[0] == 1.0 and np.all(curve.E >= 0)
+    assert np.all(curve.error <= 1e-8 * curve.E + 1e-12)
+    assert curve.radius < 0.5  # the singularities sit well inside the old starting torus
+
+
+def test_lambda_curve_at_tau_1_matches_simulation():
+    """(alpha, tau, lam) = (2, 1, 1e-3): theory E_1 = 9.347 (the old search returned -0.0024);
+    simulations at D = 600 agree within three standard errors (+1%) at t <= 3."""
+    E = theory.error_curve(2.0, 1.0, 0.01, 3, lam=1e-3)
+    assert E[1] == pytest.approx(9.3475, rel=1e-4)
+    sim, sem, _ = simulate.simulated_curve(
+        2.0, 1.0, 0.01, 3, D=600, lam=1e-3, trials=3, test_designs=1
+    )
+    assert np.all(np.abs(sim - E) <= 3 * sem + 0.01 * E)
+
+
+def test_a_torus_around_a_singularity_is_refused():
+    with pytest.raises(theory.AccuracyError, match="fails the analyticity check"):
+        dv.ridge_curve(2.0, 1.0, 0.01, 5, lam=1e-3, radius=0.95)
+
+
+def test_accuracy_that_cannot_be_reached_raises():
+    """tau < 1 with a tiny ridge: the nearest singularity is at |x| ~ 0.1, so the coefficients
+    at depth 5 carry r^-10 ~ 1e10 times the round-off; rtol = 1e-8 cannot be met."""
+    with pytest.raises(theory.AccuracyError, match=r"E_\d+ at \(alpha=0.5, tau=0.95"):
+        dv.ridge_curve(0.5, 0.95, 0.01, 5, lam=1e-5, rtol=1e-8)
+
+
+def test_ridge_size_limits_come_before_any_work():
+    with pytest.raises(ValueError, match="t_max must be <= 2000"):
+        dv.ridge_curve(2.0, 3.0, 0.01, 100_000, lam=0.1)
+    with pytest.raises(ValueError, match="n must be in"):
+        dv.ridge_curve(2.0, 3.0, 0.01, 5, lam=0.1, n=10**6)
 
 
 @pytest.mark.parametrize(
@@ -184,8 +244,8 @@ def test_theory_lam_keyword():
     assert np.max(np.abs(small - ref) / ref) > 1e-9  # lam > 0 really goes the other way
     with pytest.raises(ValueError, match="method must be 'auto' when lam > 0"):
         theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, method="recursion")
-    with pytest.raises(ValueError, match="rtol must be >= 1e-08 when lam > 0"):
-        theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, rtol=1e-10)
+    with pytest.raises(theory.AccuracyError, match=r"E_8 at .* known to \+-1.5e-11"):
+        theory.error_curve(2.0, 2.0, 0.01, 40, lam=1.0, rtol=1e-10)
     with pytest.raises(ValueError, match="dps must be None when lam > 0"):
         theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, dps=30)
     with pytest.raises(ValueError, match="tau must be a finite number > 1"):
