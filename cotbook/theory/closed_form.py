@@ -778,6 +778,15 @@ def _grid_block(alpha, tau, sigma2, t, dtype=np.float64):
     The same recursions with |.| give EA = sum |terms|; every term suffers at most 12 t + 12
     roundings (5 per Miller step, 2 per R~ step, 3 per z step, t + 2 in the final sum, plus the
     rounded coefficients raised to powers <= t), hence the bound (12t+12) u EA / (1-(12t+12)u).
+
+    That rounding analysis holds only in the normal range of ``dtype``.  A point is therefore
+    *refused* (bound ``inf``) unless every c_k (all > 0 exactly) lies in
+    ``[tiny 2^64, max 2^-64]`` and E, EA are finite: a c_k that underflowed to 0 would make
+    E = 0 with bound 0 (E_t at alpha = tau = 2, t = 1000 is 1.6e91, not 0).  With the c_k in
+    range, an underflowing product in the Miller or R~ recursion costs < 2^-60 u of its (normal)
+    result; one in the z recursion is an absolute error <= eta (the smallest subnormal) per
+    operation, carried to E by the same positive recursion: its contribution is at most
+    eta sum_n wa_n Z_n, Z_n = (|g1| + 2 |g2|) Z_{n-1} + 3, Z_0 = 0, which is added to the bound.
     """
     alpha = np.asarray(alpha, dtype=dtype)
     tau = np.asarray(tau, dtype=dtype)
@@ -842,6 +851,18 @@ def _grid_block(alpha, tau, sigma2, t, dtype=np.float64):
             za2, za1, za = za1, za, za2
         kk = 12 * t + 12
         bound = kk * u * EA / (1 - kk * u)
+        fin = np.finfo(dtype)
+        growth = np.abs(g1) + 2 * np.abs(g2)
+        Z = np.zeros(P, dtype=dtype)
+        EU = np.zeros(P, dtype=dtype)
+        for n in range(1, t + 1):
+            Z = growth * Z + 3
+            EU += wa[n] * Z
+        bound = bound + fin.smallest_subnormal * EU * (1 + kk * u)
+        lo, hi = fin.tiny * dtype(2.0**64), fin.max * dtype(2.0**-64)
+        in_range = np.all((c >= lo) & (c <= hi), axis=0)
+        ok = in_range & np.isfinite(E) & np.isfinite(EA) & np.isfinite(bound)
+        bound = np.where(ok, bound, np.inf)
     return E, bound
 
 
