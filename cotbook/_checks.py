@@ -21,8 +21,16 @@ __all__ = [
 ]
 
 
+def _scalar(value):
+    """A 0-d numpy array stands for its element (``np.asarray(2.0)`` is the number 2.0)."""
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 def real(name: str, value, rule: str = "a finite real number") -> float:
     """Return ``value`` as a finite float, or raise ``ValueError`` naming ``name``."""
+    value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be {rule}, got {value!r}")
     out = float(value)
@@ -58,6 +66,7 @@ def greater_than(name: str, value, bound: float) -> float:
 
 def nonneg_int(name: str, value) -> int:
     """An integer >= 0 (a float with an integral value is not accepted)."""
+    value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
     if value < 0:
@@ -67,6 +76,7 @@ def nonneg_int(name: str, value) -> int:
 
 def positive_int(name: str, value) -> int:
     """An integer >= 1."""
+    value = _scalar(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     return int(value)

@@ -22,6 +22,7 @@ __all__ = [
     "executed_copy",
     "cell_sources",
     "execute",
+    "coalesce_streams",
     "figure_png",
     "write_readme_figure",
 ]
@@ -89,9 +90,33 @@ def execute(chapter, out_path, *, cell_timeout: int = 600) -> float:
     start = time.perf_counter()
     client.execute()
     elapsed = time.perf_counter() - start
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(out_path))
     return elapsed
+
+
+def coalesce_streams(outputs) -> list:
+    """Merge consecutive outputs of the same stream (stdout, stderr) into one.
+
+    How the kernel splits a cell's printing into messages depends on timing (a busy machine
+    flushes mid-cell), so without this the saved notebook would differ run to run.
+    """
+    merged = []
+    for out in outputs:
+        prev = merged[-1] if merged else None
+        if (
+            out.get("output_type") == "stream"
+            and prev is not None
+            and prev.get("output_type") == "stream"
+            and prev.get("name") == out.get("name")
+        ):
+            prev["text"] = prev["text"] + out["text"]
+        else:
+            merged.append(out)
+    return merged
 
 
 def figure_png(nb, name: str) -> bytes:

@@ -33,6 +33,10 @@ def design_errors(A, X, t_max):
     ``A`` is ``(D, D)``, ``X`` is ``(n, D, L)``.  This equals ``E_w |w - w_hat_t|^2 / D`` for the
     CoT of :func:`cotbook.model.cot_trajectory` started at ``w_hat_0 = 0``, averaged exactly over
     ``w ~ N(0, I_D)``.  Returns shape ``(n, t_max + 1)``.
+
+    The power is renormalised by a power of two each step (its exponent kept as an integer), so
+    deep overthinking curves do not overflow into ``inf - inf = NaN``: a value beyond the
+    float64 range is returned as ``inf``, one below it as ``0.0``.
     """
     X = _checks.array("X", X, ndim=3)
     n, D, L = X.shape
@@ -46,10 +50,17 @@ def design_errors(A, X, t_max):
         Xc = X[start : start + chunk]
         step = np.eye(D) - (D / L) * (A @ Xc) @ np.swapaxes(Xc, 1, 2)
         power = np.broadcast_to(np.eye(D), step.shape)
+        exponent = np.zeros(len(Xc), dtype=np.int64)  # power = 2^exponent * (stored power)
         for t in range(t_max + 1):
             if t:
                 power = step @ power
-            out[start : start + chunk, t] = np.einsum("nij,nij->n", power, power) / D
+                top = np.abs(power).max(axis=(1, 2))
+                shift = np.frexp(np.where(top > 0, top, 1.0))[1]
+                power = power * np.ldexp(1.0, -shift)[:, None, None]
+                exponent += shift
+            with np.errstate(over="ignore", under="ignore"):
+                norm = np.einsum("nij,nij->n", power, power) / D
+                out[start : start + chunk, t] = np.ldexp(norm, 2 * exponent)
     return out
 
 
@@ -130,6 +141,8 @@ def simulated_curve(
         A = pretrain.sampled_solution(D, L, M, sigma2, lam, rng)
         X = rng.standard_normal((test_designs, D, L)) / np.sqrt(D)
         per_trial[k] = design_errors(A, X, t_max).mean(axis=0)
-    mean = per_trial.mean(axis=0)
-    sem = per_trial.std(axis=0, ddof=1) / np.sqrt(trials)
+    with np.errstate(invalid="ignore", over="ignore"):
+        mean = per_trial.mean(axis=0)
+        sem = per_trial.std(axis=0, ddof=1) / np.sqrt(trials)
+    sem[~np.isfinite(mean)] = np.inf  # a trial beyond the float64 range: no finite error bar
     return SimulatedCurve(mean, sem, per_trial)

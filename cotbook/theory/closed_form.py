@@ -55,7 +55,8 @@ import math
 import mpmath as mp
 import numpy as np
 
-from .._checks import greater_than, nonneg_int, nonnegative, positive
+from .._checks import nonneg_int, positive, positive_int
+from . import domain
 
 __all__ = [
     "AccuracyError",
@@ -90,9 +91,9 @@ class AccuracyError(ArithmeticError):
 # validation helpers
 # --------------------------------------------------------------------------------------------
 def _params(alpha, tau, sigma2):
-    alpha = positive("alpha", alpha)
-    tau = greater_than("tau", tau, 1.0)
-    sigma2 = nonnegative("sigma2", sigma2)
+    alpha = domain.alpha(alpha)
+    tau = domain.tau(tau)
+    sigma2 = domain.sigma2(sigma2)
     return alpha, tau, sigma2
 
 
@@ -136,8 +137,8 @@ def g(u, alpha, sigma2):
     |u| < |u_b| around 0 (u_b the nearer branch point), and its continuation along rays from 0
     elsewhere.  Accepts real or complex scalars/arrays; returns complex for complex input.
     """
-    alpha = positive("alpha", alpha)
-    sigma2 = nonnegative("sigma2", sigma2)
+    alpha = domain.alpha(alpha)
+    sigma2 = domain.sigma2(sigma2)
     u = _complex_array("u", u)
     c = 1.0 + (1.0 + sigma2) / alpha
     uc = u.astype(complex)
@@ -181,8 +182,8 @@ def h_coefficients(alpha, sigma2, n_max, *, dps=None):
     result is correctly rounded up to underflow.  (All h_n for n >= 1 are <= 0: h = 1 - a(x) with
     a(x) a series with nonnegative coefficients by Lagrange inversion.)
     """
-    alpha = positive("alpha", alpha)
-    sigma2 = nonnegative("sigma2", sigma2)
+    alpha = domain.alpha(alpha)
+    sigma2 = domain.sigma2(sigma2)
     n_max = nonneg_int("n_max", n_max)
     dps = _dps(dps, 30)
     with mp.workdps(dps):
@@ -588,6 +589,36 @@ def _to_float(x):
 # --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
+RECURSION_T_MAX = 160
+"""Deepest ``t_max`` of ``method="recursion"`` (O(T^4) mpmath: about a minute at 160)."""
+MP_T_MAX = 300
+"""Deepest ``t_max`` of ``method="lagrange_mp"`` and of the mpmath tier of ``"auto"``."""
+CURVE_T_MAX = 5000
+"""Deepest ``t_max`` of ``method="auto"``/``"lagrange"``: the float64 quadratic form stores two
+``(t_max+1)^2`` matrices (400 MB at 5000)."""
+DEPTH_T_MAX = 20000
+"""Deepest single depth of :func:`error_at` and :func:`error_grid` (the streamed form is O(t^2)
+per point, about 6 s at 20000 in extended precision)."""
+_GRID_ENTRIES = 1 << 22  # (t + 3) * points held at once by error_grid (~12 arrays: 400 MB)
+
+
+def _point(alpha, tau, sigma2):
+    return f"(alpha={alpha:g}, tau={tau:g}, sigma2={sigma2:g})"
+
+
+def _certified(E, bound, rtol):
+    """Where ``E`` is vouched for: finite value and bound, ``bound <= rtol max(|E|, TINY)``."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.isfinite(E) & np.isfinite(bound) & (bound <= rtol * np.maximum(np.abs(E), TINY))
+
+
+def _reached(E, bound):
+    """The relative accuracy a (value, bound) pair reached, for error messages."""
+    if not (math.isfinite(E) and math.isfinite(bound)):
+        return "none (a quantity left the floating-point range)"
+    return f"{bound / max(abs(E), TINY):.3g}"
+
+
 def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=None):
     """E_0, ..., E_{t_max} of Result 1 (lambda = 0) as a float64 array of length t_max + 1.
 
@@ -596,13 +627,26 @@ def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=
 
     Parameters
     ----------
-    alpha : float > 0   (L/D);  tau : float > 1 (M/D; the lambda=0 formula needs tau > 1);
-    sigma2 : float >= 0 (noise variance);  t_max : int >= 0.
-    method : "auto" | "recursion" | "lagrange" | "lagrange_mp"  (see module docstring).
-    dps : decimal digits for the mpmath methods.  ``recursion`` default max(40, 20 + t_max//2):
+    alpha, tau, sigma2 : float
+        The point, on the domain of :mod:`cotbook.theory.domain` (``tau > 1``).
+    t_max : int
+        Deepest depth, ``>= 0`` and at most :data:`RECURSION_T_MAX` (``"recursion"``),
+        :data:`MP_T_MAX` (``"lagrange_mp"``) or :data:`CURVE_T_MAX` (``"auto"``, ``"lagrange"``),
+        checked before any work.
+    method : str
+        ``"auto"`` | ``"recursion"`` | ``"lagrange"`` | ``"lagrange_mp"`` (module docstring).
+    dps : int, optional
+        Decimal digits for the mpmath methods.  ``recursion`` default max(40, 20 + t_max//2):
         ample for 1e-15 relative at every test point (checked against dps + 30 in the tests);
         ``lagrange_mp`` default 40.  Ignored by ``lagrange``; for ``auto`` it is a minimum.
-    rtol : accuracy that ``auto`` certifies (default 1e-10), relative to max(|E_t|, 1e-300).
+    rtol : float, optional
+        Accuracy that ``auto`` certifies (default 1e-10), relative to max(|E_t|, 1e-300).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``E_0 .. E_{t_max}``; ``auto`` raises :class:`AccuracyError` (naming the point, the
+        first depth and the accuracy reached there) rather than return an uncertified value.
 
     ``lagrange`` (plain float64) is accurate to ~1e-13 wherever the quadratic form is well
     conditioned, which includes every point tested for t <= 80; use ``auto`` for a guarantee.
@@ -613,6 +657,9 @@ def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     rtol = _rtol(rtol)
+    cap = {"recursion": RECURSION_T_MAX, "lagrange_mp": MP_T_MAX}.get(method, CURVE_T_MAX)
+    if t_max > cap:
+        raise ValueError(f"t_max must be <= {cap} for method={method!r}, got {t_max}")
     if method == "recursion":
         return _error_curve_recursion(alpha, tau, sigma2, t_max, _dps(dps, _recursion_dps(t_max)))
     if method == "lagrange_mp":
@@ -630,28 +677,30 @@ def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=
     # ---- auto
     E, bound = _lagrange_float(alpha, tau, sigma2, t_max)
     E[0], bound[0] = 1.0, 0.0  # E_0 = F(0, 0) = 1 exactly
-    with np.errstate(invalid="ignore", over="ignore"):
-        ok = np.isfinite(E) & np.isfinite(bound) & (bound <= rtol * np.maximum(np.abs(E), TINY))
-    bad = [int(t) for t in np.nonzero(~ok)[0]]
+    bad = [int(t) for t in np.nonzero(~_certified(E, bound, rtol))[0]]
+    best = {t: (E[t], bound[t]) for t in bad}  # best (value, bound) of any tier, to report
     if bad and _HAVE_LONGDOUBLE and sum(t * t for t in bad) <= 4_000_000:
         # second tier: single-depth streamed form in extended precision
         still = []
         for t in bad:
             el, bl = _grid_block(np.array([alpha]), np.array([tau]), sigma2, t, dtype=np.longdouble)
-            el, bl = el[0], bl[0]
-            if np.isfinite(el) and np.isfinite(bl) and bl <= rtol * max(abs(el), TINY):
-                E[t] = float(el)
+            if _certified(el, bl, rtol)[0]:
+                E[t] = float(el[0])
             else:
                 still.append(t)
+                if np.isfinite(el[0]) and bl[0] < best[t][1]:  # the better tier, to report
+                    best[t] = (float(el[0]), float(bl[0]))
         bad = still
     if bad:
-        E = E.copy()
-        if t_max > 300:
+        where = f"E_{bad[0]} at {_point(alpha, tau, sigma2)}"
+        reached = _reached(*best[bad[0]])
+        if t_max > MP_T_MAX:
             raise AccuracyError(
-                f"float64 error bound exceeds rtol={rtol:g} at {len(bad)} depths (first t={bad[0]})"
-                " and the mpmath fallback is too slow for t_max > 300 (the Lagrange quadratic form"
-                " is ill-conditioned here; a larger rtol or a smaller t_max may be certifiable)"
+                f"{where}: float64 and extended precision reach {reached}"
+                f", not rtol={rtol:g} ({len(bad)} depths fail), and the mpmath tier stops at "
+                f"t_max = {MP_T_MAX} (the Lagrange quadratic form is ill-conditioned here)"
             )
+        E = E.copy()
         # digits needed: log10 of the bound/|E| ratio (the condition) + digits of rtol + margin
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             cond = bound[bad] / np.maximum(np.abs(E[bad]), TINY) / _U
@@ -667,24 +716,27 @@ def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=
                 scale = max(abs(b), mp.mpf(TINY))
                 if abs(a - b) > 0.1 * rtol * scale:
                     raise AccuracyError(
-                        f"E_{t}: mpmath at {d1} and {d1 + 15} digits disagree beyond rtol={rtol:g}"
+                        f"E_{t} at {_point(alpha, tau, sigma2)}: mpmath at {d1} and {d1 + 15} "
+                        f"digits differ by {float(abs(a - b) / scale):.2g}, more than rtol={rtol:g}"
                     )
             E[t] = _to_float(b)
     return E
 
 
 def error_at(alpha, tau, sigma2, t, *, rtol=RTOL_DEFAULT):
-    """E_t of Result 1 (lambda = 0) at a single depth t, certified like
-    ``ridgeless_curve(method="auto")``.
+    """E_t of Result 1 (lambda = 0) at a single depth t, certified to ``rtol``.
+
+    The streamed single-depth form (O(t^2), no curve) in float64, then in extended precision;
+    only if neither meets its bound, :func:`ridgeless_curve` (``auto``) up to ``t``.
 
     Parameters
     ----------
     alpha, tau, sigma2 : float
-        ``alpha > 0``, ``tau > 1``, ``sigma2 >= 0``.
+        The point, on the domain of :mod:`cotbook.theory.domain` (``tau > 1``).
     t : int
-        CoT depth, ``>= 0``.
+        CoT depth, ``0 <= t <=`` :data:`DEPTH_T_MAX` (checked before any work).
     rtol : float
-        Relative accuracy certified.
+        Relative accuracy certified (:class:`AccuracyError` if it cannot be).
 
     Returns
     -------
@@ -696,31 +748,60 @@ def error_at(alpha, tau, sigma2, t, *, rtol=RTOL_DEFAULT):
     >>> round(error_at(2.0, 3.0, 0.01, 20), 8)
     0.02080661
     """
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
     t = nonneg_int("t", t)
-    return float(ridgeless_curve(alpha, tau, sigma2, t, rtol=rtol)[t])
+    rtol = _rtol(rtol)
+    if t > DEPTH_T_MAX:
+        raise ValueError(f"t must be <= {DEPTH_T_MAX} (DEPTH_T_MAX), got {t}")
+    return float(_single_depths(np.array([alpha]), np.array([tau]), sigma2, t, rtol)[0])
+
+
+def _single_depths(al, ta, sigma2, t, rtol):
+    """E_t at the points (al[i], ta[i]) by the three tiers of :func:`error_grid`."""
+    E, B = _grid_block(al, ta, sigma2, t)
+    bad = np.nonzero(~_certified(E, B, rtol))[0]
+    if bad.size and _HAVE_LONGDOUBLE:  # second tier: the same form in extended precision
+        El, Bl = _grid_block(al[bad], ta[bad], sigma2, t, dtype=np.longdouble)
+        ok = _certified(El, Bl, rtol)
+        E[bad[ok]] = El[ok].astype(float)
+        if t > CURVE_T_MAX and not ok.all():
+            i = int(np.nonzero(~ok)[0][0])
+            raise AccuracyError(
+                f"E_{t} at {_point(al[bad[i]], ta[bad[i]], sigma2)}: extended precision reaches "
+                f"{_reached(float(El[i]), float(Bl[i]))}, not rtol={rtol:g}, and the curve tiers "
+                f"stop at t = {CURVE_T_MAX}"
+            )
+        bad = bad[~ok]
+    for i in bad:  # third tier: the certified curve (float64 bound, long double, mpmath)
+        E[i] = ridgeless_curve(float(al[i]), float(ta[i]), sigma2, t, rtol=rtol)[t]
+    E[E == 0.0] = 0.0  # no -0.0
+    return E
 
 
 def error_grid(alphas, taus, sigma2, t, *, rtol=RTOL_DEFAULT, chunk=1024):
     """E_t on the grid alphas x taus (shape (len(alphas), len(taus))), float64.
 
     Vectorised float64 Lagrange quadratic form (one depth, all points at once, O(t^2) per point)
-    with the same a-priori error bound as ``ridgeless_curve(method="auto")``; points whose bound
-    exceeds ``rtol * max(|E_t|, 1e-300)`` are recomputed in extended precision, then by
-    :func:`ridgeless_curve` (auto, with the mpmath fallback), so every entry is certified to
-    ``rtol`` (default 1e-10).
+    with an a-priori error bound (``_grid_block``); points whose bound exceeds
+    ``rtol * max(|E_t|, 1e-300)``, or whose intermediate values left the normal float64 range,
+    are recomputed in extended precision, then by :func:`ridgeless_curve` (auto, with the
+    mpmath fallback), so every entry is certified to ``rtol`` (default 1e-10) or the call
+    raises :class:`AccuracyError`.
 
     Parameters
     ----------
     alphas, taus : array_like
-        Grid axes, ``alpha > 0`` and ``tau > 1``.
+        Grid axes (scalars count as one point), non-empty, on the domain of
+        :mod:`cotbook.theory.domain` (``tau > 1``).
     sigma2 : float
-        Noise variance ``>= 0``.
+        Noise variance.
     t : int
-        CoT depth, ``>= 0``.
+        CoT depth, ``0 <= t <=`` :data:`DEPTH_T_MAX`.
     rtol : float
         Relative accuracy certified for every entry.
     chunk : int
-        Points evaluated together.
+        Points evaluated together, ``1 <= chunk <= 65536`` (lowered so that one block holds at
+        most 2^22 values per array).
 
     Returns
     -------
@@ -733,36 +814,49 @@ def error_grid(alphas, taus, sigma2, t, *, rtol=RTOL_DEFAULT, chunk=1024):
     array([[1.48272 , 0.56274 ],
            [0.020807, 0.002827]])
     """
-    sigma2 = nonnegative("sigma2", sigma2)
+    sigma2 = domain.sigma2(sigma2)
     t = nonneg_int("t", t)
     rtol = _rtol(rtol)
-    A = np.atleast_1d(np.asarray(alphas, dtype=float)).ravel()
-    Tu = np.atleast_1d(np.asarray(taus, dtype=float)).ravel()
-    if A.size == 0 or Tu.size == 0:
-        raise ValueError("alphas and taus must be non-empty")
-    if not np.all(np.isfinite(A)) or np.any(A <= 0):
-        raise ValueError("alphas must be finite numbers > 0")
-    if not np.all(np.isfinite(Tu)) or np.any(Tu <= 1):
-        raise ValueError("taus must be finite numbers > 1 (the lambda=0 formula needs tau > 1)")
+    chunk = positive_int("chunk", chunk)
+    if chunk > 65536:
+        raise ValueError(f"chunk must be an integer in [1, 65536], got {chunk}")
+    if t > DEPTH_T_MAX:
+        raise ValueError(f"t must be <= {DEPTH_T_MAX} (DEPTH_T_MAX), got {t}")
+    A = _axis("alphas", alphas, domain.alpha)
+    Tu = _axis("taus", taus, domain.tau)
+    chunk = max(1, min(chunk, _GRID_ENTRIES // (t + 3)))
     al, ta = np.meshgrid(A, Tu, indexing="ij")
     al, ta = al.ravel(), ta.ravel()
     E = np.empty(al.size)
-    B = np.empty(al.size)
     for s in range(0, al.size, chunk):
         e = slice(s, min(al.size, s + chunk))
-        E[e], B[e] = _grid_block(al[e], ta[e], sigma2, t)
-    with np.errstate(invalid="ignore", over="ignore"):
-        ok = np.isfinite(E) & np.isfinite(B) & (B <= rtol * np.maximum(np.abs(E), TINY))
-    bad = np.nonzero(~ok)[0]
-    if bad.size:  # second tier: the same streamed form in extended precision (x87 long double)
-        El, Bl = _grid_block(al[bad], ta[bad], sigma2, t, dtype=np.longdouble)
-        with np.errstate(invalid="ignore", over="ignore"):
-            okl = np.isfinite(El) & np.isfinite(Bl) & (Bl <= rtol * np.maximum(np.abs(El), TINY))
-            E[bad[okl]] = El[okl].astype(float)
-        bad = bad[~okl]
-    for i in bad:  # third tier: mpmath via ridgeless_curve(method="auto")
-        E[i] = ridgeless_curve(float(al[i]), float(ta[i]), sigma2, t, rtol=rtol)[t]
+        E[e] = _single_depths(al[e], ta[e], sigma2, t, rtol)
     return E.reshape(A.size, Tu.size)
+
+
+def _axis(name, values, check):
+    """A grid axis as a 1-d float array, every entry checked by ``check`` (which names it)."""
+    raw = np.asarray(values)
+    if raw.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a non-empty array of real numbers, got {values!r}")
+    arr = np.atleast_1d(raw.astype(float)).ravel()
+    if arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty array of numbers, got an empty one")
+    bad = [x for x in arr if not _passes(check, x)]
+    if bad:
+        try:
+            check(bad[0])
+        except ValueError as err:
+            raise ValueError(f"{name}: {err}") from None
+    return arr
+
+
+def _passes(check, x):
+    try:
+        check(float(x))
+    except ValueError:
+        return False
+    return True
 
 
 def _grid_block(alpha, tau, sigma2, t, dtype=np.float64):
@@ -780,7 +874,7 @@ def _grid_block(alpha, tau, sigma2, t, dtype=np.float64):
     rounded coefficients raised to powers <= t), hence the bound (12t+12) u EA / (1-(12t+12)u).
 
     That rounding analysis holds only in the normal range of ``dtype``.  A point is therefore
-    *refused* (bound ``inf``) unless every c_k (all > 0 exactly) lies in
+    *refused* (bound ``inf``) unless every c_k (> 0 exactly, but for odd k when sigma2 = 0) lies in
     ``[tiny 2^64, max 2^-64]`` and E, EA are finite: a c_k that underflowed to 0 would make
     E = 0 with bound 0 (E_t at alpha = tau = 2, t = 1000 is 1.6e91, not 0).  With the c_k in
     range, an underflowing product in the Miller or R~ recursion costs < 2^-60 u of its (normal)
@@ -860,7 +954,9 @@ def _grid_block(alpha, tau, sigma2, t, dtype=np.float64):
             EU += wa[n] * Z
         bound = bound + fin.smallest_subnormal * EU * (1 + kk * u)
         lo, hi = fin.tiny * dtype(2.0**64), fin.max * dtype(2.0**-64)
-        in_range = np.all((c >= lo) & (c <= hi), axis=0)
+        # c_k > 0 for every k <= t, except odd k when p1 = 0 (sigma2 = 0: c_k = 0 exactly)
+        zero = (p1 == 0) & (np.arange(t + 1) % 2 == 1)[:, None]
+        in_range = np.all(((c >= lo) & (c <= hi)) | (zero & (c == 0)), axis=0)
         ok = in_range & np.isfinite(E) & np.isfinite(EA) & np.isfinite(bound)
         bound = np.where(ok, bound, np.inf)
     return E, bound

@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _checks, tasks
-from . import closed_form
+from . import closed_form, domain
 
 __all__ = [
     "Problem",
@@ -105,9 +105,9 @@ def sample_problem(D, alpha, tau, sigma2, lam, rng) -> Problem:
     (``v_mu = X_mu y_mu / alpha`` in distribution).  ``lam = 0`` needs ``M > D``.
     """
     D = _checks.positive_int("D", D)
-    alpha = _checks.positive("alpha", alpha)
+    alpha = domain.alpha(alpha)
     tau = _checks.positive("tau", tau)
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    sigma2 = domain.sigma2(sigma2)
     lam = _checks.nonnegative("lam", lam)
     L, M = round(alpha * D), round(tau * D)
     if L < 1 or M < 1:
@@ -149,7 +149,7 @@ def error_from_moments(moments, alpha, t):
     ``E_t = sum_{p,q<=t} C(t,p) C(t,q) (-1/alpha)^{p+q} mu[p, q]``.
     """
     mu = _checks.array("moments", moments, ndim=2)
-    alpha = _checks.positive("alpha", alpha)
+    alpha = domain.alpha(alpha)
     t = _checks.nonneg_int("t", t)
     if mu.shape[0] <= t or mu.shape[1] <= t:
         raise ValueError(f"moments must be at least ({t + 1}, {t + 1}), got {mu.shape}")
@@ -376,12 +376,12 @@ class Point:
 
     @classmethod
     def of(cls, alpha, tau, sigma2, lam) -> Point:
-        """Validate ``alpha > 0``, ``tau > 0`` (``> 1`` when ``lam = 0``), ``sigma2 >= 0``,
-        ``lam >= 0``; ``ValueError`` naming the parameter otherwise."""
-        alpha = _checks.positive("alpha", alpha)
-        tau = _checks.positive("tau", tau)
-        sigma2 = _checks.nonnegative("sigma2", sigma2)
-        lam = _checks.nonnegative("lam", lam)
+        """Validate ``alpha``, ``tau`` (``> 1`` when ``lam = 0``), ``sigma2``, ``lam`` on the
+        domain of :mod:`cotbook.theory.domain`; ``ValueError`` naming the parameter otherwise."""
+        alpha = domain.alpha(alpha)
+        tau = domain.tau(tau, ridge=True)
+        sigma2 = domain.sigma2(sigma2)
+        lam = domain.lam(lam)
         if lam == 0 and tau <= 1:
             raise ValueError(
                 f"tau must be > 1 when lam = 0 (C is singular for tau <= 1), got {tau!r}"
@@ -750,7 +750,9 @@ def ridge_curve(
         n = max(512, 1 << (2 * t_max + 8 - 1).bit_length())
     n = _checks.positive_int("n", n)
     if not 2 * t_max + 8 <= n <= n_cap:
-        raise ValueError(f"n must be in [2 t_max + 8, {n_cap}] = [{2 * t_max + 8}, {n_cap}], got {n}")
+        raise ValueError(
+            f"n must be in [2 t_max + 8, {n_cap}] = [{2 * t_max + 8}, {n_cap}], got {n}"
+        )
     rtol = _checks.positive("rtol", rtol)
     atol = _checks.positive("atol", atol)
     if radius is not None:

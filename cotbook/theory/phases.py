@@ -27,8 +27,8 @@ import math
 import numpy as np
 from scipy import integrate
 
-from .._checks import greater_than, nonneg_int, nonnegative, positive
-from . import closed_form
+from .._checks import nonneg_int, positive
+from . import closed_form, domain
 
 __all__ = [
     "tau_c",
@@ -48,7 +48,7 @@ REGIMES = ("overthinking", "critical", "exponential", "saturation")
 
 
 def _ps(alpha, sigma2):
-    return positive("alpha", alpha), nonnegative("sigma2", sigma2)
+    return domain.alpha(alpha), domain.sigma2(sigma2)
 
 
 def tau_c(alpha, sigma2):
@@ -97,7 +97,7 @@ def error_floor(alpha, tau, sigma2):
     decomposition, not lim E_t.  (tau_c >= 2 + sigma2 for alpha < 1, so the formula is finite.)
     """
     alpha, s = _ps(alpha, sigma2)
-    tau = greater_than("tau", tau, 1.0)
+    tau = domain.tau(tau)
     if alpha < 1.0 and tau >= tau_c(alpha, s):
         return (1.0 - alpha) * (tau - 1.0) / (tau - 2.0 - s)
     return 0.0
@@ -132,7 +132,7 @@ def decay_rate(alpha, tau, sigma2):
     Lambda > 1 for tau < tau_c, = 1 at tau_c, < 1 above, continuous and decreasing in tau.
     """
     alpha, s = _ps(alpha, sigma2)
-    tau = greater_than("tau", tau, 1.0)
+    tau = domain.tau(tau)
     a = -closed_form.negative_singular_root(alpha, tau, s)
     return _lam(a, alpha, s)
 
@@ -146,7 +146,7 @@ def rates(alpha, tau, sigma2):
     carries E_inf (alpha < 1 only, else 0); ``a_minus``, ``a_plus``, ``xi_minus``, ``xi_plus``.
     """
     alpha, s = _ps(alpha, sigma2)
-    tau = greater_than("tau", tau, 1.0)
+    tau = domain.tau(tau)
     am = -closed_form.negative_singular_root(alpha, tau, s)
     ap = _positive_root(alpha, tau, s)
     K = alpha + 1.0 + s
@@ -172,6 +172,11 @@ def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     polynomially; the paper's polynomial regime (II) is stated for alpha > 1 only).
     alpha = 1, sigma2 = 0: tau_c = inf, so every tau is "overthinking".
 
+    On the line alpha = 1 (``|alpha - 1| <= rtol``) every tau >= tau_c is "critical": the
+    positive-side rate Lambda_+ = ((2 sqrt(alpha) + sigma2)/(alpha + 1 + sigma2))^2 equals 1
+    exactly there, so E_t decays only polynomially however large tau is (measured in the book's
+    Result 2 chapter: fitted rate 1, power -1/2), although the paper's Lambda is below 1.
+
     Parameters
     ----------
     alpha, tau, sigma2 : float
@@ -190,7 +195,7 @@ def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     ['overthinking', 'saturation', 'exponential']
     """
     alpha, s = _ps(alpha, sigma2)
-    tau = greater_than("tau", tau, 1.0)
+    tau = domain.tau(tau)
     rtol = positive("rtol", rtol)
     tc = tau_c(alpha, s)
     if math.isinf(tc):
@@ -199,6 +204,8 @@ def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
         return "critical"
     if tau < tc:
         return "overthinking"
+    if abs(alpha - 1.0) <= rtol:
+        return "critical"
     return "saturation" if alpha < 1.0 else "exponential"
 
 
@@ -216,7 +223,7 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
     Raises ValueError if not found within ``t_max``.
     """
     alpha, s = _ps(alpha, sigma2)
-    tau = greater_than("tau", tau, 1.0)
+    tau = domain.tau(tau)
     t_max = nonneg_int("t_max", t_max)
     if regime(alpha, tau, s) != "overthinking":
         raise ValueError(
@@ -258,7 +265,7 @@ def mp_density(s, alpha):
     alpha > 1 (so it is not a probability density unless alpha = 1); the tests check the mass
     numerically and check population_error against E_t at tau -> inf.
     """
-    alpha = positive("alpha", alpha)
+    alpha = domain.alpha(alpha)
     s = np.asarray(s, dtype=float)
     sm, sp = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
     inside = (s > sm) & (s < sp)
@@ -274,7 +281,7 @@ def mp_mass(alpha):
     Dividing it by ``alpha`` gives the mass of the density as the Theorem 1 appendix writes it
     (denominator ``2 pi alpha s``), which is 1 only for ``alpha <= 1``.
     """
-    alpha = positive("alpha", alpha)
+    alpha = domain.alpha(alpha)
     sm, sp = (1 - math.sqrt(alpha)) ** 2, (1 + math.sqrt(alpha)) ** 2
     return float(integrate.quad(lambda s: mp_density(s, alpha), sm, sp, epsabs=0, epsrel=1e-12)[0])
 

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks
-from . import closed_form, phases, scaling
+from . import closed_form, domain, phases, scaling
 
 __all__ = [
     "E0",
@@ -36,7 +36,7 @@ E0 = 1.0  # error of the initial estimate w_0 = 0 (Result 1 at t = 0: F(0, 0) = 
 
 
 def _sat_alpha(alpha):
-    alpha = _checks.positive("alpha", alpha)
+    alpha = domain.alpha(alpha)
     if alpha >= 1.0:
         raise ValueError(f"alpha must be a finite number in (0, 1) (saturation), got {alpha!r}")
     return alpha
@@ -52,7 +52,7 @@ def floor_excess_interval(alpha, sigma2):
     ``alpha`` must lie in (0, 1): for ``alpha >= 1`` the floor is 0.
     """
     alpha = _sat_alpha(alpha)
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    sigma2 = domain.sigma2(sigma2)
     lo, hi = phases.tau_c(alpha, sigma2), 1.0 + (1.0 + sigma2) / alpha
     return (lo, hi) if lo < hi else None
 
@@ -65,7 +65,7 @@ def floor_excess_alpha(sigma2):
     root is unique.  At ``sigma2 = 0``, ``tau_c = 1 + (3 alpha + 1)/(1 - alpha)`` and
     ``alpha* = 1/3`` exactly.
     """
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    sigma2 = domain.sigma2(sigma2)
 
     def f(a):
         return phases.tau_c(a, sigma2) - 1.0 - (1.0 + sigma2) / a
@@ -83,13 +83,13 @@ def approach(alpha, tau, sigma2, *, t_max=1000, rtol=1e-7, resolution=1e-5):
     ``sign``: sign of ``E_t - E_inf`` at ``t_hi`` (+1: from above, -1: from below);
     ``t_hi``: last resolved depth; ``t_flip``: last depth ``<= t_hi`` at which the sign changed
     (0 if it never did); ``lambda_fit``: the rate fitted to ``|E_t - E_inf| = |K| t^g L^t`` on
-    ``[max(t_flip + 2, t_hi // 2), t_hi]`` (:func:`cotbook.scaling.fit_asymptotics`; NaN if that
-    window has fewer than 10 depths); ``lambda``, ``lambda_plus``: Result 2's Lambda and the
+    ``[max(t_flip + 2, t_hi // 2), t_hi]`` (:func:`cotbook.scaling.fit_asymptotics`; ``None`` if
+    that window has fewer than 10 depths); ``lambda``, ``lambda_plus``: Result 2's Lambda and the
     positive-branch rate (:func:`cotbook.phases.rates`); ``floor``: E_inf.
     """
     alpha = _sat_alpha(alpha)
-    tau = _checks.greater_than("tau", tau, 1.0)
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    tau = domain.tau(tau)
+    sigma2 = domain.sigma2(sigma2)
     t_max = _checks.positive_int("t_max", t_max)
     rtol = _checks.positive("rtol", rtol)
     resolution = _checks.positive("resolution", resolution)
@@ -103,11 +103,16 @@ def approach(alpha, tau, sigma2, *, t_max=1000, rtol=1e-7, resolution=1e-5):
     floor = phases.error_floor(alpha, tau, sigma2)
     diff = closed_form.ridgeless_curve(alpha, tau, sigma2, t_max, rtol=rtol) - floor
     resolved = np.nonzero(np.abs(diff) > resolution * floor)[0]
+    if resolved.size == 0:
+        raise ValueError(
+            f"E_t - E_inf is below resolution * E_inf = {resolution * floor:.3g} at every depth "
+            f"t <= t_max = {t_max}: there is no approach to measure"
+        )
     t_hi = int(resolved[-1])
     flips = np.nonzero(np.sign(diff[1 : t_hi + 1]) != np.sign(diff[:t_hi]))[0]
     t_flip = int(flips[-1]) + 1 if flips.size else 0
     t_lo = max(t_flip + 2, t_hi // 2)
-    lam_fit = math.nan
+    lam_fit = None
     if t_hi - t_lo >= 9:
         lam_fit = scaling.fit_asymptotics(diff + floor, floor, t_lo, t_hi)[0]
     r = phases.rates(alpha, tau, sigma2)
@@ -150,12 +155,12 @@ def overtake(alpha1, alpha2, tau, sigma2, *, t_max=1000, rtol=1e-7):
     reached), ``larger_better_at_1`` (``E_1(alpha2) < E_1(alpha1)``), ``E_end`` (both errors at
     ``t_max``), ``floor1`` (E_inf of alpha1).
     """
-    alpha1 = _checks.positive("alpha1", alpha1)
-    alpha2 = _checks.positive("alpha2", alpha2)
+    alpha1 = domain.alpha(alpha1)
+    alpha2 = domain.alpha(alpha2)
     if not alpha1 < alpha2:
         raise ValueError(f"alpha2 must be larger than alpha1 = {alpha1!r}, got {alpha2!r}")
-    tau = _checks.greater_than("tau", tau, 1.0)
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    tau = domain.tau(tau)
+    sigma2 = domain.sigma2(sigma2)
     t_max = _checks.positive_int("t_max", t_max)
     c1 = closed_form.ridgeless_curve(alpha1, tau, sigma2, t_max, rtol=rtol)
     c2 = closed_form.ridgeless_curve(alpha2, tau, sigma2, t_max, rtol=rtol)
@@ -189,7 +194,7 @@ def regime_summary(alphas, taus, grid, sigma2) -> list[RegimeStats]:
     """
     alphas = _checks.array("alphas", alphas, ndim=1)
     taus = _checks.array("taus", taus, ndim=1)
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    sigma2 = domain.sigma2(sigma2)
     grid = np.asarray(grid, dtype=float)
     if grid.shape != (alphas.size, taus.size):
         raise ValueError(f"grid must have shape {(alphas.size, taus.size)}, got {grid.shape}")

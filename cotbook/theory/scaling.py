@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _checks
-from . import closed_form, phases
+from . import closed_form, domain, phases
 
 __all__ = [
     "kappa",
@@ -35,8 +35,8 @@ __all__ = [
 
 def kappa(alpha, sigma2, *, h=1e-5) -> float:
     """``d log Lambda / d(tau_c - tau)`` at ``tau = tau_c`` (central difference, step ``h``)."""
-    alpha = _checks.positive("alpha", alpha)
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    alpha = domain.alpha(alpha)
+    sigma2 = domain.sigma2(sigma2)
     h = _checks.positive("h", h)
     tc = phases.tau_c(alpha, sigma2)
     if not math.isfinite(tc) or tc - h <= 1:
@@ -92,8 +92,8 @@ def optimal_depth_rows(alpha, sigma2, deltas) -> list[OptimalDepth]:
 
 def theorem1_rate(alpha, sigma2) -> float:
     """``r_alpha = (2 sqrt(alpha) + sigma2) / (alpha + 1 + sigma2)`` of Theorem 1."""
-    alpha = _checks.positive("alpha", alpha)
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    alpha = domain.alpha(alpha)
+    sigma2 = domain.sigma2(sigma2)
     return (2 * math.sqrt(alpha) + sigma2) / (alpha + 1 + sigma2)
 
 
@@ -121,8 +121,8 @@ def edge_factors(alpha, sigma2):
     Theorem 1's proof states ``0 < 1 - s/(alpha c) < 1`` on the whole support; the second value
     is negative whenever ``sigma2 < 2 sqrt(alpha)``.
     """
-    alpha = _checks.positive("alpha", alpha)
-    sigma2 = _checks.nonnegative("sigma2", sigma2)
+    alpha = domain.alpha(alpha)
+    sigma2 = domain.sigma2(sigma2)
     ac = alpha + 1 + sigma2
     return 1 - (1 - math.sqrt(alpha)) ** 2 / ac, 1 - (1 + math.sqrt(alpha)) ** 2 / ac
 

@@ -117,3 +117,19 @@ def test_design_errors_chunking_does_not_change_results(rng, monkeypatch):
     whole = simulate.design_errors(A, X, 4)
     monkeypatch.setattr(simulate, "MEMORY_BUDGET", 2 * 3 * 8 * D * D)  # two designs per chunk
     np.testing.assert_array_equal(simulate.design_errors(A, X, 4), whole)
+
+
+def test_deep_overthinking_curve_has_no_nan():
+    """Formerly (I - A S/alpha)^t overflowed and E_t became inf - inf = NaN around t ~ 2000.
+    Now the power carries its own power-of-two exponent: beyond the float64 range is inf,
+    never NaN, and the early depths agree with the plain matrix power."""
+    curve = simulate.simulated_curve(2.0, 1.5, 0.01, 3000, D=30, lam=1e-5, trials=2)
+    assert not np.isnan(curve.mean).any() and not np.isnan(curve.sem).any()
+    assert np.isinf(curve.mean[-1]) and np.isinf(curve.sem[-1])
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal((6, 6)) / 6
+    X = rng.standard_normal((2, 6, 12)) / np.sqrt(6)
+    step = np.eye(6) - 0.5 * (A @ X) @ np.swapaxes(X, 1, 2)  # D/L = 6/12
+    plain = [np.linalg.matrix_power(step[k], t) for k in range(2) for t in range(4)]
+    direct = np.array([np.sum(P * P) / 6 for P in plain]).reshape(2, 4)
+    np.testing.assert_allclose(simulate.design_errors(A, X, 3), direct, rtol=1e-13)

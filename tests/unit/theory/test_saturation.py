@@ -36,7 +36,7 @@ def test_floor_excess_interval_empty_and_validation():
     assert saturation.floor_excess_interval(0.5, 0.01) is None
     with pytest.raises(ValueError, match=r"alpha must be a finite number in \(0, 1\)"):
         saturation.floor_excess_interval(1.5, 0.01)
-    with pytest.raises(ValueError, match="sigma2 must be a finite number >= 0"):
+    with pytest.raises(ValueError, match=r"sigma2 must be a finite number in \[0, 1e\+12\]"):
         saturation.floor_excess_interval(0.2, -1.0)
 
 
@@ -119,3 +119,9 @@ def test_regime_summary_and_tail_trend():
     assert power == pytest.approx(math.log2((201 / 101) ** -0.5))
     with pytest.raises(ValueError, match="even last depth"):
         saturation.tail_trend(np.ones(4))
+
+
+def test_approach_with_nothing_resolved_says_so():
+    """Formerly an IndexError: no depth where E_t - E_inf exceeds the resolution."""
+    with pytest.raises(ValueError, match="no approach to measure"):
+        saturation.approach(0.5, 8.0, 0.01, t_max=1, resolution=0.9)
