@@ -35,10 +35,11 @@ rounding errors are controlled):
 ``method="auto"`` (default)
     float64 Lagrange plus its a-priori (worst-case) rounding-error bound; every depth whose
     bound exceeds ``rtol * max(|E_t|, tiny)`` (or whose float64 evaluation overflowed) is first
-    recomputed in x87 extended precision (long double, where available and cheap) and, if that
-    still fails, with ``lagrange_mp`` at a precision chosen from the bound, and that value is
-    confirmed by a second run at 15 more digits.  If the two disagree by more than ``rtol``
-    an :class:`AccuracyError` is raised.  Nothing is returned that has not been vouched for
+    recomputed by contour integrals through the saddle points (:mod:`cotbook.theory.contour`,
+    well conditioned at any depth), then in x87 extended precision (long double, where
+    available and cheap) and, if that still fails, with ``lagrange_mp`` at a precision chosen
+    from the bound, and that value is confirmed by a second run at 15 more digits.  If the
+    two disagree by more than ``rtol`` an :class:`AccuracyError` is raised.  Nothing is returned that has not been vouched for
     to ``rtol`` (default 1e-10).
 
 Astronomically small / large values: results are float64.  ``tiny = 1e-300`` is the absolute
@@ -56,7 +57,7 @@ import mpmath as mp
 import numpy as np
 
 from .._checks import nonneg_int, positive, positive_int
-from . import domain
+from . import contour, domain
 
 __all__ = [
     "AccuracyError",
@@ -596,9 +597,14 @@ MP_T_MAX = 300
 CURVE_T_MAX = 5000
 """Deepest ``t_max`` of ``method="auto"``/``"lagrange"``: the float64 quadratic form stores two
 ``(t_max+1)^2`` matrices (400 MB at 5000)."""
-DEPTH_T_MAX = 20000
-"""Deepest single depth of :func:`error_at` and :func:`error_grid` (the streamed form is O(t^2)
-per point, about 6 s at 20000 in extended precision)."""
+DEPTH_T_MAX = 100_000
+"""Deepest single depth of :func:`error_at` and :func:`error_grid`.  The contour tier
+(:mod:`cotbook.theory.contour`) takes milliseconds at any depth; the streamed quadratic form,
+O(t^2) per point, is tried only up to :data:`STREAM_T_MAX`."""
+STREAM_T_MAX = 20_000
+"""Deepest depth of the streamed single-depth quadratic form (about 6 s at 20000 in extended
+precision)."""
+_CONTOUR_FIRST = 200  # from this depth on, single depths try the contours before the forms
 _GRID_ENTRIES = 1 << 22  # (t + 3) * points held at once by error_grid (~12 arrays: 400 MB)
 
 
@@ -679,8 +685,14 @@ def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=
     E[0], bound[0] = 1.0, 0.0  # E_0 = F(0, 0) = 1 exactly
     bad = [int(t) for t in np.nonzero(~_certified(E, bound, rtol))[0]]
     best = {t: (E[t], bound[t]) for t in bad}  # best (value, bound) of any tier, to report
+    if bad:  # second tier: the contours through the saddle points, all failing depths at once
+        got = _contour_tier(np.array([alpha]), np.array([tau]), sigma2, bad, rtol)
+        for t in bad:
+            if (0, t) in got:
+                E[t] = got[0, t]
+        bad = [t for t in bad if (0, t) not in got]
     if bad and _HAVE_LONGDOUBLE and sum(t * t for t in bad) <= 4_000_000:
-        # second tier: single-depth streamed form in extended precision
+        # third tier: single-depth streamed form in extended precision
         still = []
         for t in bad:
             el, bl = _grid_block(np.array([alpha]), np.array([tau]), sigma2, t, dtype=np.longdouble)
@@ -696,7 +708,7 @@ def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=
         reached = _reached(*best[bad[0]])
         if t_max > MP_T_MAX:
             raise AccuracyError(
-                f"{where}: float64 and extended precision reach {reached}"
+                f"{where}: float64, the contours and extended precision reach {reached}"
                 f", not rtol={rtol:g} ({len(bad)} depths fail), and the mpmath tier stops at "
                 f"t_max = {MP_T_MAX} (the Lagrange quadratic form is ill-conditioned here)"
             )
@@ -756,23 +768,58 @@ def error_at(alpha, tau, sigma2, t, *, rtol=RTOL_DEFAULT):
     return float(_single_depths(np.array([alpha]), np.array([tau]), sigma2, t, rtol)[0])
 
 
+def _from_contour(value: contour.DeepValue) -> float:
+    """A contour value as float64: beyond the range it is inf (a true statement that E_t is
+    larger) or 0.0 (below the absolute floor TINY of the accuracy rule)."""
+    log_e = math.log(abs(value.mantissa)) + value.log_scale
+    if log_e > 709.7:
+        return math.inf
+    return math.exp(log_e) if log_e > -745.0 else 0.0
+
+
+def _contour_tier(al, ta, sigma2, depths, rtol):
+    """``{(i, t): E}`` for the points ``i`` and depths the contours certify (others missing)."""
+    out = {}
+    for i in range(al.size):
+        for t, v in contour.deep_errors(float(al[i]), float(ta[i]), sigma2, depths, rtol).items():
+            out[i, t] = _from_contour(v)
+    return out
+
+
 def _single_depths(al, ta, sigma2, t, rtol):
-    """E_t at the points (al[i], ta[i]) by the three tiers of :func:`error_grid`."""
-    E, B = _grid_block(al, ta, sigma2, t)
-    bad = np.nonzero(~_certified(E, B, rtol))[0]
-    if bad.size and _HAVE_LONGDOUBLE:  # second tier: the same form in extended precision
-        El, Bl = _grid_block(al[bad], ta[bad], sigma2, t, dtype=np.longdouble)
+    """E_t at the points (al[i], ta[i]): the streamed form in float64, the contours, the
+    streamed form in extended precision, the certified curve, in that order (the contours come
+    first from depth 200 on, and the streamed forms stop at :data:`STREAM_T_MAX`)."""
+    E = np.full(al.size, np.nan)
+    todo = np.arange(al.size)
+
+    def contours():
+        nonlocal todo
+        got = _contour_tier(al[todo], ta[todo], sigma2, [t], rtol)
+        done = np.array([(k, t) in got for k in range(todo.size)], dtype=bool)
+        E[todo[done]] = [got[k, t] for k in np.nonzero(done)[0]]
+        todo = todo[~done]
+
+    if t >= _CONTOUR_FIRST:
+        contours()
+    if todo.size and t <= STREAM_T_MAX:
+        Ef, Bf = _grid_block(al[todo], ta[todo], sigma2, t)
+        ok = _certified(Ef, Bf, rtol)
+        E[todo[ok]] = Ef[ok]
+        todo = todo[~ok]
+    if todo.size and t < _CONTOUR_FIRST:
+        contours()
+    if todo.size and _HAVE_LONGDOUBLE and t <= STREAM_T_MAX:
+        El, Bl = _grid_block(al[todo], ta[todo], sigma2, t, dtype=np.longdouble)
         ok = _certified(El, Bl, rtol)
-        E[bad[ok]] = El[ok].astype(float)
-        if t > CURVE_T_MAX and not ok.all():
-            i = int(np.nonzero(~ok)[0][0])
+        E[todo[ok]] = El[ok].astype(float)
+        todo = todo[~ok]
+    for i in todo:
+        if t > CURVE_T_MAX:
             raise AccuracyError(
-                f"E_{t} at {_point(al[bad[i]], ta[bad[i]], sigma2)}: extended precision reaches "
-                f"{_reached(float(El[i]), float(Bl[i]))}, not rtol={rtol:g}, and the curve tiers "
-                f"stop at t = {CURVE_T_MAX}"
+                f"E_{t} at {_point(al[i], ta[i], sigma2)}: neither the contours nor the streamed "
+                f"forms reach rtol={rtol:g}, and the curve tiers stop at t = {CURVE_T_MAX}"
             )
-        bad = bad[~ok]
-    for i in bad:  # third tier: the certified curve (float64 bound, long double, mpmath)
         E[i] = ridgeless_curve(float(al[i]), float(ta[i]), sigma2, t, rtol=rtol)[t]
     E[E == 0.0] = 0.0  # no -0.0
     return E
