@@ -18,7 +18,7 @@ import numpy as np
 from . import tasks, theory
 from ._checks import nonneg_int, positive, positive_int
 from .simulation import finite_size, pretrain, simulate
-from .theory import closed_form, phases
+from .theory import ball, closed_form, phases
 
 __all__ = [
     "ATTENTION_SETTINGS",
@@ -47,6 +47,7 @@ def theory_benchmark(
     grid_t=80,
     deep_t=5000,
     deep_rtol=1e-8,
+    deep_sigma2=0.01,
     repeats=5,
 ):
     """Measure the theory engine in one run.
@@ -60,10 +61,13 @@ def theory_benchmark(
     * ``grid_seconds``: ``error_grid`` of E_{grid_t} on grid_n x grid_n points, alpha in
       [0.1, 10] (log), tau in 1 + [0.01, 100] (log), sigma2 = grid_sigma2;
       ``grid_max_rel_err_sampled`` against ``lagrange_mp`` (50 digits) at 5 grid points.
-    * ``deep_seconds``: ``error_curve(..., deep_t, rtol=deep_rtol)`` (all depths 0..deep_t) at an
-      exponential-regime point 5 % above tau_c(2, 1e-4); ``deep_rel_diff_check``: E_{deep_t}
-      against an independent single-depth evaluation in x87 long double (streamed quadratic
-      form, different scaling), and ``deep_certified_rtol`` the rtol it was certified to.
+    * deep depths at ``deep_sigma2`` (default the paper's 0.01) on ``tau_c(2, deep_sigma2)``,
+      certified to ``deep_rtol``: ``deep_curve_seconds`` for E_0..E_{deep_t} (``error_curve``),
+      ``deep_1e4_seconds`` and ``deep_1e5_seconds`` for single depths (``error_at``), and
+      ``deep_ball_rel_diff``: E_3000 against the ball-arithmetic enclosure
+      (:func:`cotbook.theory.ball.ball_error_at`, rigorous, independent of the contours).
+    * ``longdouble_rel_diff``: E_10^4 at 1.05 tau_c(2, 1e-4), sigma2 = 1e-4, against the
+      streamed quadratic form in x87 long double (certified there, a second independent check).
     """
     t_max = nonneg_int("t_max", t_max)
     recursion_t_max = positive_int("recursion_t_max", recursion_t_max)
@@ -110,22 +114,32 @@ def theory_benchmark(
         ref = theory.error_curve(al[i], ta[j], grid_sigma2, grid_t, method="lagrange_mp", dps=50)
         worst = max(worst, abs(G[i, j] - ref[-1]) / abs(ref[-1]))
     out["grid_max_rel_err_sampled"] = float(worst)
-    # ---- deep curve
-    da, ds = 2.0, 1e-4
-    dtau = 1.05 * phases.tau_c(da, ds)
+    # ---- deep depths
+    da, ds = 2.0, deep_sigma2
+    dtau = phases.tau_c(da, ds)
     t0 = time.perf_counter()
     Ed = theory.error_curve(da, dtau, ds, deep_t, rtol=deep_rtol)
-    out["deep_seconds"] = float(time.perf_counter() - t0)
-    El, _ = closed_form._grid_block(
-        np.array([da]), np.array([dtau]), ds, deep_t, dtype=np.longdouble
-    )
-    ref = float(El[0])
+    out["deep_curve_seconds"] = float(time.perf_counter() - t0)
+    for name, t in (("deep_1e4_seconds", 10_000), ("deep_1e5_seconds", 100_000)):
+        t0 = time.perf_counter()
+        out[name.replace("seconds", "E")] = theory.error_at(da, dtau, ds, t, rtol=deep_rtol)
+        out[name] = float(time.perf_counter() - t0)
+    enclosure = ball.ball_error_at(da, dtau, ds, 3000)
+    fast = theory.error_at(da, dtau, ds, 3000, rtol=deep_rtol)
     out.update(
-        deep_point=f"alpha={da}, tau={dtau:.6f} (1.05 tau_c), sigma2={ds}",
+        deep_point=f"alpha={da}, tau={dtau:.6f} (tau_c), sigma2={ds}",
         deep_t=deep_t,
         deep_E_last=float(Ed[-1]),
-        deep_rel_diff_check=float(abs(Ed[-1] - ref) / max(abs(ref), theory.TINY)),
         deep_certified_rtol=float(deep_rtol),
+        deep_ball_rel_diff=float(abs(fast / float(enclosure.mid) - 1)),
+    )
+    la, ls = 2.0, 1e-4
+    ltau = 1.05 * phases.tau_c(la, ls)
+    El, _ = closed_form._grid_block(
+        np.array([la]), np.array([ltau]), ls, 10_000, dtype=np.longdouble
+    )
+    out["longdouble_rel_diff"] = float(
+        abs(theory.error_at(la, ltau, ls, 10_000) / float(El[0]) - 1)
     )
     return out
 

@@ -8,7 +8,11 @@ The face readers use is :func:`error_curve`: ``E_0 .. E_{t_max}`` of Result 1 fo
 Modules (each has one job):
 
 - :mod:`.closed_form` -- Result 1 at lambda = 0: g, F = m13, the paper's recursion and the
-  certified Lagrange quadratic form (:func:`error_grid`, :func:`error_at`).
+  certified Lagrange quadratic form (:func:`error_grid`, :func:`error_at`, :func:`errors_at`),
+  with contour integrals through the saddle points for deep depths (:mod:`.contour`).
+- :mod:`.contour`     -- deep depths: contour integrals through the saddle points.
+- :mod:`.ball`        -- an independent rigorous reference: the finite sum in ball arithmetic.
+- :mod:`.domain`      -- the parameter domain every public function checks.
 - :mod:`.derivation`  -- Appendix C executed step by step; the lambda >= 0 curve.
 - :mod:`.numerics`    -- Appendix D: the fast engine against the paper's recursion.
 - :mod:`.phases`      -- Result 2's regimes, tau_c, decay rates, floors; Theorem 1.
@@ -27,6 +31,7 @@ from .closed_form import (
     derivative_formula,
     error_at,
     error_grid,
+    errors_at,
     g,
     h_coefficients,
     m13,
@@ -36,6 +41,7 @@ from .closed_form import (
 __all__ = [
     "error_curve",
     "error_at",
+    "errors_at",
     "error_grid",
     "AccuracyError",
     "LAM_RTOL",

@@ -39,8 +39,8 @@ rounding errors are controlled):
     well conditioned at any depth), then in x87 extended precision (long double, where
     available and cheap) and, if that still fails, with ``lagrange_mp`` at a precision chosen
     from the bound, and that value is confirmed by a second run at 15 more digits.  If the
-    two disagree by more than ``rtol`` an :class:`AccuracyError` is raised.  Nothing is returned that has not been vouched for
-    to ``rtol`` (default 1e-10).
+    two disagree by more than ``rtol`` an :class:`AccuracyError` is raised.  Nothing is
+    returned that has not been vouched for to ``rtol`` (default 1e-10).
 
 Astronomically small / large values: results are float64.  ``tiny = 1e-300`` is the absolute
 floor of the accuracy criterion, i.e. an E_t below ~1e-290 is guaranteed to an absolute error
@@ -67,6 +67,7 @@ __all__ = [
     "ridgeless_curve",
     "error_grid",
     "error_at",
+    "errors_at",
     "derivative_formula",
     "negative_singular_root",
     "RTOL_DEFAULT",
@@ -768,6 +769,47 @@ def error_at(alpha, tau, sigma2, t, *, rtol=RTOL_DEFAULT):
     return float(_single_depths(np.array([alpha]), np.array([tau]), sigma2, t, rtol)[0])
 
 
+def errors_at(alpha, tau, sigma2, depths, *, rtol=RTOL_DEFAULT):
+    """E_t of Result 1 (lambda = 0) at several single depths, certified like :func:`error_at`.
+
+    The contour tier evaluates all depths together (one torus per octave of depths); the
+    depths it cannot certify go through :func:`error_at`.  Cheaper than the curve when the
+    depths are few and deep (sampling a curve to t = 5000, say).
+
+    Parameters
+    ----------
+    alpha, tau, sigma2 : float
+        The point, on the domain of :mod:`cotbook.theory.domain` (``tau > 1``).
+    depths : sequence of int
+        Depths, each ``0 <= t <=`` :data:`DEPTH_T_MAX`.
+    rtol : float
+        Relative accuracy certified.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``E_t`` for each depth, in the order given.
+
+    Examples
+    --------
+    >>> [f"{e:.6e}" for e in errors_at(2.0, 3.0, 0.01, [20, 2000])]
+    ['2.080661e-02', '1.019152e+20']
+    """
+    alpha, tau, sigma2 = _params(alpha, tau, sigma2)
+    rtol = _rtol(rtol)
+    ts = [nonneg_int("depth", t) for t in np.atleast_1d(np.asarray(depths)).tolist()]
+    if not ts:
+        raise ValueError("depths must be a non-empty sequence of integers")
+    if max(ts) > DEPTH_T_MAX:
+        raise ValueError(f"depths must be <= {DEPTH_T_MAX} (DEPTH_T_MAX), got {max(ts)}")
+    deep = sorted({t for t in ts if t >= _CONTOUR_FIRST})
+    got = _contour_tier(np.array([alpha]), np.array([tau]), sigma2, deep, rtol) if deep else {}
+    values = {t: got[0, t] for t in deep if (0, t) in got}
+    return np.array(
+        [values[t] if t in values else error_at(alpha, tau, sigma2, t, rtol=rtol) for t in ts]
+    )
+
+
 def _from_contour(value: contour.DeepValue) -> float:
     """A contour value as float64: beyond the range it is inf (a true statement that E_t is
     larger) or 0.0 (below the absolute floor TINY of the accuracy rule)."""
@@ -787,9 +829,10 @@ def _contour_tier(al, ta, sigma2, depths, rtol):
 
 
 def _single_depths(al, ta, sigma2, t, rtol):
-    """E_t at the points (al[i], ta[i]): the streamed form in float64, the contours, the
-    streamed form in extended precision, the certified curve, in that order (the contours come
-    first from depth 200 on, and the streamed forms stop at :data:`STREAM_T_MAX`)."""
+    """E_t at the points (al[i], ta[i]): the streamed form in float64, then in extended
+    precision (vectorised, cheap at shallow depths), the contours, the certified curve, in that
+    order; from depth 200 on the contours come first, and the streamed forms stop at
+    :data:`STREAM_T_MAX`."""
     E = np.full(al.size, np.nan)
     todo = np.arange(al.size)
 
@@ -807,13 +850,13 @@ def _single_depths(al, ta, sigma2, t, rtol):
         ok = _certified(Ef, Bf, rtol)
         E[todo[ok]] = Ef[ok]
         todo = todo[~ok]
-    if todo.size and t < _CONTOUR_FIRST:
-        contours()
     if todo.size and _HAVE_LONGDOUBLE and t <= STREAM_T_MAX:
         El, Bl = _grid_block(al[todo], ta[todo], sigma2, t, dtype=np.longdouble)
         ok = _certified(El, Bl, rtol)
         E[todo[ok]] = El[ok].astype(float)
         todo = todo[~ok]
+    if todo.size and t < _CONTOUR_FIRST:
+        contours()
     for i in todo:
         if t > CURVE_T_MAX:
             raise AccuracyError(

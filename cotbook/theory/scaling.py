@@ -60,11 +60,10 @@ def critical_prefactor(alpha, sigma2, *, depths=(1000, 2000, 4000)) -> float:
     """``K_c = lim E_t sqrt(t)`` at ``tau = tau_c`` (alpha > 1), extrapolated in ``1/t``."""
     alpha = _checks.greater_than("alpha", alpha, 1.0)
     depths = [_checks.positive_int("depth", t) for t in depths]
-    curve = closed_form.ridgeless_curve(
-        alpha, phases.tau_c(alpha, sigma2), sigma2, max(depths), rtol=1e-8
-    )
+    tc = phases.tau_c(alpha, sigma2)
+    values = [closed_form.error_at(alpha, tc, sigma2, t, rtol=1e-8) for t in depths]
     ts = np.array(depths, dtype=float)
-    return prefactor_limit(ts, curve[depths] * np.sqrt(ts))
+    return prefactor_limit(ts, np.array(values) * np.sqrt(ts))
 
 
 class OptimalDepth(NamedTuple):
@@ -140,7 +139,12 @@ def fit_asymptotics(curve, floor, t_lo, t_hi):
     if not t_lo + 2 <= t_hi < curve.size:
         raise ValueError(f"need t_lo + 2 <= t_hi < len(curve) = {curve.size}, got {t_lo}, {t_hi}")
     t = np.arange(t_lo, t_hi + 1, dtype=float)
-    diff = curve[t_lo : t_hi + 1] - floor
+    return _fit(t, curve[t_lo : t_hi + 1], floor)
+
+
+def _fit(t, values, floor):
+    """:func:`fit_asymptotics` on the depths ``t`` (any increasing sample of the window)."""
+    diff = values - floor
     if not (np.all(diff > 0) or np.all(diff < 0)):
         raise ValueError("E_t - floor changes sign (or vanishes) in the fit window")
     design = np.stack([np.ones_like(t), np.log(t), t], axis=1)
@@ -168,33 +172,47 @@ class Result2Fit(NamedTuple):
     t_hi: int
 
 
+_DENSE_T = 1000  # result2_rows: every depth up to here, then a sample
+
+
 def result2_rows(
-    alpha, sigma2, factors, *, t_max=1000, rtol=1e-7, resolution=1e-4
+    alpha, sigma2, factors, *, t_max=1000, rtol=1e-7, resolution=1e-4, step=5
 ) -> list[Result2Fit]:
     """Result 2 measured at ``tau = factor * tau_c(alpha, sigma2)`` for each factor.
 
-    The curve is certified to ``rtol`` (deep curves cannot be certified to 1e-10); the fit window
-    ends at ``t_max`` or where ``|E_t - E_inf|`` falls below ``resolution * max(E_inf, E_t)``
-    (so the difference keeps at least three certified digits), and starts at a quarter of its
-    end or after the last change of sign of ``E_t - E_inf``, whichever is later.
+    ``E_t`` is certified to ``rtol``, at every depth up to 1000 (the curve) and at every
+    ``step``-th depth beyond (single depths, :func:`~cotbook.theory.closed_form.errors_at`:
+    the contours make t_max = 5000 cheap at sigma2 = 0.01).  The fit window ends at ``t_max``
+    or where ``|E_t - E_inf|`` falls below ``resolution * max(E_inf, E_t)`` (so the difference
+    keeps at least three certified digits) or ``E_t`` below 1e-290 (the float64 floor), and
+    starts at a quarter of its end or after the last change of sign of ``E_t - E_inf``,
+    whichever is later.
 
     One :class:`Result2Fit` per factor.
     """
+    step = _checks.positive_int("step", step)
+    dense = min(t_max, _DENSE_T)
+    depths = np.concatenate([np.arange(dense + 1), np.arange(dense + step, t_max + 1, step)])
     rows = []
     for factor in factors:
         tau = _checks.positive("factor", factor) * phases.tau_c(alpha, sigma2)
-        curve = closed_form.ridgeless_curve(alpha, tau, sigma2, t_max, rtol=rtol)
+        curve = closed_form.ridgeless_curve(alpha, tau, sigma2, dense, rtol=rtol)
+        if t_max > dense:
+            deep = closed_form.errors_at(alpha, tau, sigma2, depths[dense + 1 :], rtol=rtol)
+            curve = np.concatenate([curve, deep])
         floor = phases.error_floor(alpha, tau, sigma2)
         diff = curve - floor
-        big = np.abs(diff) > resolution * np.maximum(floor, curve)
-        t_hi = int(np.nonzero(big)[0][-1])
-        changes = np.nonzero(np.diff(np.sign(diff[: t_hi + 1])))[0]
-        t_lo = max(t_hi // 4, int(changes[-1]) + 2 if changes.size else 1)
+        big = (np.abs(diff) > resolution * np.maximum(floor, curve)) & (curve > 1e-290)
+        hi = int(np.nonzero(big)[0][-1])
+        t_hi = int(depths[hi])
+        changes = np.nonzero(np.diff(np.sign(diff[: hi + 1])))[0]
+        t_lo = max(t_hi // 4, int(depths[changes[-1]]) + 2 if changes.size else 1)
         if t_hi - t_lo < 10:
             raise ValueError(
                 f"no fit window at factor={factor}: |E_t - E_inf| resolvable only up to t={t_hi}"
             )
-        lam_fit, gamma, k = fit_asymptotics(curve, floor, t_lo, t_hi)
+        window = (depths >= t_lo) & (depths <= t_hi)
+        lam_fit, gamma, k = _fit(depths[window].astype(float), curve[window], floor)
         r = phases.rates(alpha, tau, sigma2)
         rows.append(
             Result2Fit(
