@@ -57,7 +57,7 @@ import mpmath as mp
 import numpy as np
 
 from .._checks import nonneg_int, positive, positive_int
-from . import contour, domain
+from . import _recurrences, contour, domain
 
 __all__ = [
     "AccuracyError",
@@ -263,17 +263,14 @@ def _lagrange_coeffs_rounded(alpha, tau, sigma2, rho):
 
 def _Q_matrix(g1, g2, T, absolute=False):
     """Q[n, m] = [a^m b^n] alpha / D(rho a, rho b) (three-term recurrence)."""
-    Q = np.zeros((T + 1, T + 1))
-    Q[0, 0] = 1.0
-    s = 1.0 if absolute else -1.0
+    return _Q_matrices(g1, g2, T, (1.0 if absolute else -1.0,))[0]
+
+
+def _Q_matrices(g1, g2, T, signs):
+    """:func:`_Q_matrix` with ``g2`` multiplied by each sign, in one compiled recurrence:
+    (-1,) is Q, (+1,) the matrix of |Q| (every term of Q with its sign dropped)."""
     with np.errstate(over="ignore", invalid="ignore"):
-        for n in range(1, T + 1):
-            row = Q[n]
-            row[1:] = g1 * Q[n - 1, :-1]
-            row[2:] += (s * g2) * Q[n - 1, :-2]
-            if n >= 2:
-                row[1:] += (s * g2) * Q[n - 2, :-1]
-    return Q
+        return _recurrences.q_matrices(float(g1), float(g2), int(T), np.array(signs, dtype=float))
 
 
 def negative_singular_root(alpha, tau, sigma2):
@@ -438,6 +435,51 @@ class _RPhi:
         return p, nn, ew
 
 
+_LEAN_N = 512  # curves up to this many depths try _lean_windows first
+
+
+def _lean_windows(q, ph, c1, n):
+    """The windows of all depths ``0 .. n-1`` at once, as :class:`_RPhi` makes them one by one.
+
+    Column ``t`` of ``W`` is ``w_m = v_t[t - m]`` (``m <= t``), ``v_t = P_t + (1 - alpha) N_t``,
+    scaled by ``2^-L[t]`` so that the window's largest entry of ``P_t`` or ``N_t`` is in
+    [0.5, 1); ``Wa`` the same with ``|1 - alpha|``.  The rows ``P_t``, ``N_t`` are run without
+    rescaling, so this is used only when every structurally positive entry stays within
+    ``[2^-900, 2^900]``: then each entry carries the same few roundings relative to itself as in
+    ``_RPhi`` and the a-priori bound is unchanged.  ``None`` otherwise (and for ``n > 512``).
+    """
+    if n > _LEAN_N:
+        return None
+    first = np.zeros((2, n))  # P_0 = [1, q], N_0 = [0, 0, q^2, q^3, ...]
+    first[0, 0] = 1.0
+    if n >= 2:
+        first[0, 1] = q
+    if n >= 3:
+        first[1, 2:] = np.power(q, np.arange(2, n, dtype=float))
+    with np.errstate(all="ignore"):
+        PN = _recurrences.rphi_rows(first, *ph)  # PN[t, 0] = P_t, PN[t, 1] = N_t
+    P, N = PN[:, 0], PN[:, 1]
+    k = np.arange(n)
+    support = k[None, :] <= 2 * k[:, None] + 1  # P_t[k] > 0 exactly there
+    pos = np.concatenate([P[support], N[:, 2:].ravel()])
+    if pos.size and not (
+        np.all(np.isfinite(pos)) and pos.min() >= 2.0**-900 and pos.max() <= 2.0**900
+    ):
+        return None
+    lag = k[None, :] - k[:, None]  # t - m, for row m and column t
+    inside = lag >= 0
+    cols = np.broadcast_to(k[None, :], (n, n))
+    idx = np.where(inside, lag, 0)
+    Pw = np.where(inside, P[cols, idx], 0.0)
+    Nw = np.where(inside, N[cols, idx], 0.0)
+    top = np.maximum(Pw.max(axis=0), Nw.max(axis=0))
+    L = np.frexp(top)[1].astype(np.int64)
+    scale = np.ldexp(1.0, -L)
+    Pw *= scale
+    Nw *= scale
+    return Pw + c1 * Nw, Pw + abs(c1) * Nw, L
+
+
 def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
     """float64 E_0..E_T and an a-priori rounding-error bound for each depth.
 
@@ -456,8 +498,10 @@ def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
     T = t_max
     rho = negative_singular_root(alpha, tau, sigma2) if rho is None else rho
     g1, g2, ph, q, c1 = _lagrange_coeffs_rounded(alpha, tau, sigma2, rho)
-    Q = _Q_matrix(g1, g2, T)
-    Qa = _Q_matrix(g1, g2, T, absolute=True) if want_bound else None
+    if want_bound:
+        Q, Qa = _Q_matrices(g1, g2, T, (-1.0, 1.0))
+    else:
+        Q, Qa = _Q_matrix(g1, g2, T), None
     with np.errstate(over="ignore", invalid="ignore"):
         if not (np.all(np.isfinite(Q)) and (Qa is None or np.all(np.isfinite(Qa)))):
             raise AccuracyError("float64 Lagrange: coefficients of 1/D overflow")
@@ -466,7 +510,8 @@ def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
     if Qa is not None:
         Qa[Qa < fq] = 0.0
     n = T + 1
-    vec = _RPhi(q, ph, n)
+    lean = _lean_windows(q, ph, c1, n)
+    vec = _RPhi(q, ph, n) if lean is None else None
     F = (1.0 + abs(c1)) * _RPhi.DROP  # |dropped window entry| < F (window units)
     E = np.empty(n)
     EA = np.empty(n)  # sum |w| |Q| |w|
@@ -479,25 +524,25 @@ def _lagrange_float(alpha, tau, sigma2, t_max, rho=None, want_bound=True):
     UF = np.zeros(n)  # underflowing products
     block = 512
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        if Qa is not None:
-            diag = np.diagonal(Qa)
-            acc = 0.0
-            for t in range(n):
-                acc += 2.0 * Qa[t, :t].sum() + diag[t]
-                S2[t] = acc
+        if Qa is not None:  # S2[t] = sum of Qa over the square [0, t]^2 (Qa is symmetric)
+            S2[:] = np.cumsum(2.0 * np.tril(Qa, -1).sum(axis=1) + np.diagonal(Qa))
         for t0 in range(0, n, block):
             t1 = min(n, t0 + block)
-            W = np.zeros((t1, t1 - t0))
-            Wa = np.zeros((t1, t1 - t0)) if want_bound else None
-            L = np.empty(t1 - t0, dtype=np.int64)
-            for j, t in enumerate(range(t0, t1)):
-                p, nn, ew = vec.window(t)
-                W[: t + 1, j] = p + c1 * nn
-                if want_bound:
-                    Wa[: t + 1, j] = p + abs(c1) * nn
-                L[j] = ew
-                if t < T:
-                    vec.step()
+            if lean is not None:
+                W, Wa = lean[0][:t1, t0:t1], lean[1][:t1, t0:t1]
+                L = lean[2][t0:t1]
+            else:
+                W = np.zeros((t1, t1 - t0))
+                Wa = np.zeros((t1, t1 - t0)) if want_bound else None
+                L = np.empty(t1 - t0, dtype=np.int64)
+                for j, t in enumerate(range(t0, t1)):
+                    p, nn, ew = vec.window(t)
+                    W[: t + 1, j] = p + c1 * nn
+                    if want_bound:
+                        Wa[: t + 1, j] = p + abs(c1) * nn
+                    L[j] = ew
+                    if t < T:
+                        vec.step()
             QW = Q[:t1, :t1] @ W
             e = np.einsum("ij,ij->j", W, QW)
             E[t0:t1] = np.ldexp(e, 2 * L)
