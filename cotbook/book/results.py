@@ -79,12 +79,19 @@ class ResultSpec:
 
 
 _ATTENTION = ("cotbook.attention.layer", "cotbook.attention._kernels", "cotbook.attention.grid")
+# the lambda = 0 engine: closed_form and every module it runs (a change in any stales a record)
+_THEORY_ENGINE = (
+    "cotbook.theory.closed_form",
+    "cotbook.theory.contour",
+    "cotbook.theory._recurrences",
+    "cotbook.theory.domain",
+)
 _SIMULATION = (
     "cotbook.tasks",
     "cotbook.simulation.pretrain",
     "cotbook.simulation.simulate",
     "cotbook.simulation.finite_size",
-    "cotbook.theory.closed_form",
+    *_THEORY_ENGINE,
 )
 RESULTS = {
     spec.name: spec
@@ -107,7 +114,7 @@ RESULTS = {
         ResultSpec(
             "theory_accuracy",
             "paper",
-            ("cotbook.theory.closed_form", "cotbook.theory.phases", "cotbook.theory.numerics"),
+            (*_THEORY_ENGINE, "cotbook.theory.phases", "cotbook.theory.numerics"),
             "python -m cotbook bench accuracy",
         ),
         ResultSpec(

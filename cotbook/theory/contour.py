@@ -45,7 +45,7 @@ __all__ = ["Geometry", "DeepValue", "geometry", "deep_errors"]
 
 _U = np.finfo(float).eps / 2
 _KEEP = 1e-20  # nodes whose |psi^t R| is below this fraction of the largest are skipped
-_N_MAX = 1 << 13  # largest trapezoidal rule tried per circle
+_N_MAX = 1 << 15  # largest trapezoidal rule tried per circle
 _CHECK_DEPTHS = (2, 5)  # depths at which the deformed residue contour is checked
 
 
@@ -421,7 +421,9 @@ def deep_errors(alpha, tau, sigma2, depths, rtol):
         if g is None or not math.isfinite(g.a_plus):
             continue
         n = 1 << max(8, math.ceil(math.log2(24 * math.sqrt(group[-1]) + 64)))
-        if not _contour_is_valid(g, max(n, 1024)):
+        # a pole of h near the contour (alpha ~ 1: a_+, 1 and alpha close together) needs
+        # finer nodes before the two contours can agree
+        if not any(_contour_is_valid(g, m) for m in (max(n, 1024), _N_MAX)):
             continue
         todo, last = list(group), {}
         while todo and n <= _N_MAX:
@@ -433,7 +435,7 @@ def deep_errors(alpha, tau, sigma2, depths, rtol):
                 relative = v.error / abs(v.mantissa) if v.mantissa != 0 else math.inf
                 if relative <= rtol and v.mantissa > 0:
                     out[t] = v
-                elif relative < 0.5 * last.get(t, math.inf):  # more nodes still help
+                elif n < 4096 or relative < 0.5 * last.get(t, math.inf):  # more nodes help
                     still.append(t)
                     last[t] = relative
             todo, n = still, 2 * n

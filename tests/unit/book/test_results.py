@@ -211,3 +211,23 @@ def test_saved_study_is_reproducible():
     np.testing.assert_allclose(
         record.data["overthinking"]["sims"][str(D)]["per_trial"], again["per_trial"], rtol=1e-9
     )
+
+
+def test_theory_records_name_every_module_the_engine_runs():
+    """A record stales when its producers' code changes; the lambda = 0 engine is closed_form
+    and the theory modules it imports, so all of them must be producers."""
+    import ast
+    from pathlib import Path
+
+    import cotbook.theory.closed_form as cf
+
+    tree = ast.parse(Path(cf.__file__).read_text())
+    imported = {
+        f"cotbook.theory.{alias.name}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module is None
+        for alias in node.names
+    }
+    assert imported  # closed_form does import sibling modules
+    for name in ("theory_accuracy", "theory_vs_simulation", "theory_vs_simulation_precision"):
+        assert imported <= set(results.RESULTS[name].producers), name

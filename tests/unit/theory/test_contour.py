@@ -106,3 +106,14 @@ def test_cancelling_residues_are_dropped_not_summed():
     assert contour._cancelling(g, contour._crossed_poles(g)) == {1.0 / g.beta}
     v = contour.deep_errors(*p, [1000], 1e-10)[1000]
     assert _value(v) == pytest.approx(1.71737103673777654e300, rel=1e-12)
+
+
+def test_pole_near_the_contour_when_alpha_is_close_to_1():
+    """alpha = 1.0092: a_+ (1.0046), b = 1 and b = alpha (poles of h) nearly coincide, so the
+    residue contour passes 0.005 from a pole; finer nodes (up to 2^15) resolve it, and the
+    value is inside the ball enclosure."""
+    p = (1.0092330908131266, 15.1197, 0.018438652870052103)
+    v = contour.deep_errors(*p, [1377], 1e-10)[1377]
+    enclosure = ball.ball_error_at(*p, 1377)
+    assert abs(_value(v) - float(enclosure.mid)) <= v.error * math.exp(v.log_scale)
+    assert abs(_value(v) / float(enclosure.mid) - 1) < 1e-11
