@@ -232,9 +232,9 @@ def test_property_ridge_invariants():
 
 def test_property_deep_single_depths():
     """40 random points at depths 1000 - 10^4 (sigma2 up to 1), rtol = 1e-8: error_at and
-    error_grid return the same positive value (the contour tier), or both raise AccuracyError.  The value is
-    finite, or +inf (E_t beyond 1.8e308, the documented float64 representation) in the
-    overthinking regime only."""
+    error_grid return the same positive value (the contour tier), or both raise AccuracyError.
+    The value is finite, or +inf (E_t beyond 1.8e308, the documented float64 representation)
+    in the overthinking regime only."""
     rng = np.random.default_rng(23)
     returned = 0
     for _ in range(40):
