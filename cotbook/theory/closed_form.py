@@ -784,8 +784,10 @@ def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=
 def error_at(alpha, tau, sigma2, t, *, rtol=RTOL_DEFAULT):
     """E_t of Result 1 (lambda = 0) at a single depth t, certified to ``rtol``.
 
-    The streamed single-depth form (O(t^2), no curve) in float64, then in extended precision;
-    only if neither meets its bound, :func:`ridgeless_curve` (``auto``) up to ``t``.
+    No curve is computed unless everything else fails.  Tiers: the streamed single-depth form
+    (O(t^2)) in float64 and in extended precision, up to :data:`STREAM_T_MAX`; the contour
+    integrals of :mod:`cotbook.theory.contour` (tried first from depth 200 on); and last
+    :func:`ridgeless_curve` (``auto``) up to ``t``.
 
     Parameters
     ----------
@@ -916,12 +918,12 @@ def _single_depths(al, ta, sigma2, t, rtol):
 def error_grid(alphas, taus, sigma2, t, *, rtol=RTOL_DEFAULT, chunk=1024):
     """E_t on the grid alphas x taus (shape (len(alphas), len(taus))), float64.
 
-    Vectorised float64 Lagrange quadratic form (one depth, all points at once, O(t^2) per point)
-    with an a-priori error bound (``_grid_block``); points whose bound exceeds
-    ``rtol * max(|E_t|, 1e-300)``, or whose intermediate values left the normal float64 range,
-    are recomputed in extended precision, then by :func:`ridgeless_curve` (auto, with the
-    mpmath fallback), so every entry is certified to ``rtol`` (default 1e-10) or the call
-    raises :class:`AccuracyError`.
+    Each entry goes through the tiers of :func:`error_at`, all points of a chunk at once: the
+    vectorised float64 quadratic form with its a-priori bound (``_grid_block``), extended
+    precision, the contour integrals (first, from depth 200 on), then
+    :func:`ridgeless_curve`.  A point whose bound exceeds ``rtol * max(|E_t|, 1e-300)``, or
+    whose intermediate values left the normal float64 range, moves to the next tier, so every
+    entry is certified to ``rtol`` (default 1e-10) or the call raises :class:`AccuracyError`.
 
     Parameters
     ----------
