@@ -16,6 +16,8 @@ Modules (each has one job):
 - :mod:`.derivation`  -- Appendix C executed step by step; the lambda >= 0 curve.
 - :mod:`.numerics`    -- Appendix D: the fast engine against the paper's recursion.
 - :mod:`.phases`      -- Result 2's regimes, tau_c, decay rates, floors; Theorem 1.
+- :mod:`.asymptotics` -- the law of E_t - E_inf as t -> infinity in every regime, from the
+  singularities of the contour integrals, and fits of it at deep depths.
 - :mod:`.scaling`     -- Result 3's constants and Result 2's asymptotic fits.
 - :mod:`.saturation`  -- the saturation regime and the claims of Figure 1.
 """
@@ -23,7 +25,7 @@ Modules (each has one job):
 from __future__ import annotations
 
 from .._checks import nonnegative
-from . import closed_form, derivation, numerics, phases, saturation, scaling
+from . import asymptotics, closed_form, derivation, numerics, phases, saturation, scaling
 from .closed_form import (
     RTOL_DEFAULT,
     TINY,
@@ -52,6 +54,7 @@ __all__ = [
     "h_coefficients",
     "derivative_formula",
     "negative_singular_root",
+    "asymptotics",
     "closed_form",
     "derivation",
     "numerics",

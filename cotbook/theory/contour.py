@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Geometry", "DeepValue", "geometry", "deep_errors"]
+__all__ = ["Geometry", "DeepValue", "geometry", "deep_errors", "floor"]
 
 _U = np.finfo(float).eps / 2
 _KEEP = 1e-20  # nodes whose |psi^t R| is below this fraction of the largest are skipped
@@ -251,8 +251,10 @@ def _crossed_poles(g):
 
 
 def _crossed_residues(g, crossed, t, skip=()):
-    """``sum sign Res_{b=p} h(b)`` for :func:`_crossed_poles`, as [(value, log_scale)]; the
-    residue at b = alpha is left out where a*(alpha) is in ``skip`` (:func:`_cancelling`)."""
+    """``sum sign Res_{b=p} h(b)`` for :func:`_crossed_poles`, as [(value, log_scale, constant)];
+    the residue at b = alpha is left out where a*(alpha) is in ``skip`` (:func:`_cancelling`).
+    ``constant``: the residue's rate is psi = 1 exactly (psi(1) = psi(alpha) = 1), so it does not
+    depend on t (part of E_inf)."""
     out = []
     for p, a, sign in crossed:
         if abs(p - g.alpha) < 1e-9 * g.alpha:  # pole of R(b): residue alpha (alpha - 1)
@@ -260,12 +262,18 @@ def _crossed_residues(g, crossed, t, skip=()):
                 continue
             dD = 2.0 * g.beta * p * a + g.beta * p * p - g.gamma * p
             value = g.alpha * (g.alpha - 1.0) * _R(g, a) / (dD * a * p)
+            if abs(a - 1.0) < 1e-6:  # a*(alpha) = 1: psi(1)^t = 1
+                out.append((sign * value, 0.0, True))
+                continue
             lg = t * np.log(_psi(g, a) + 0j)
-            out.append((sign * value * np.exp(1j * lg.imag), float(lg.real)))
+            out.append((sign * value * np.exp(1j * lg.imag), float(lg.real), False))
         else:  # a*(p) = alpha: R(a*) has residue alpha (1 - alpha) / (-da*/db) there
             dDb = g.alpha * g.beta * (2.0 * p - 1.0 - 1.0 / g.beta)
             value = _R(g, p) * (1.0 - g.alpha) / (dDb * p)
-            out.append((sign * value, t * math.log(_psi(g, p))))
+            if p == 1.0:
+                out.append((sign * value, 0.0, True))
+            else:
+                out.append((sign * value, t * math.log(_psi(g, p)), False))
     return out
 
 
@@ -319,14 +327,17 @@ def _cancelling(g, crossed):
 
 
 def _pole_residues(g, t, skip=()):
-    """Residues of R(b) psi(b)^t / (D(alpha, b) b) inside |b| < r_T: [(value, log_scale)]."""
+    """Residues of R(b) psi(b)^t / (D(alpha, b) b) inside |b| < r_T: [(value, log_scale,
+    constant)] (``constant`` as in :func:`_crossed_residues`)."""
     alpha, out = g.alpha, []
     if alpha < g.r_T:  # b = alpha: R has residue alpha (alpha - 1) there, psi(alpha) = 1
-        out.append(((alpha - 1.0) / _D(g, alpha, alpha), 0.0))
+        out.append(((alpha - 1.0) / _D(g, alpha, alpha), 0.0, True))
     for p in (1.0, 1.0 / g.beta):  # the zeros of D(alpha, b) = alpha beta (b - 1)(b - 1/beta)
         if p < g.r_T and p not in skip:
             dDb = alpha * g.beta * (2.0 * p - 1.0 - 1.0 / g.beta)
-            out.append((_R(g, p) / (dDb * p), t * math.log(_psi(g, p))))  # psi(p) > 0
+            const = p == 1.0
+            lg = 0.0 if const else t * math.log(_psi(g, p))  # psi(p) > 0
+            out.append((_R(g, p) / (dDb * p), lg, const))
     return out
 
 
@@ -346,8 +357,9 @@ def _rounding(s: _Sum, t):
     return (12 * t + 2 * math.log2(max(t, 2)) + 20) * _U * s.absolute
 
 
-def _depths_at(g, depths, n):
-    """E_t for ``depths`` with ``n`` nodes per circle; ``None`` if the residue contour fails."""
+def _depths_at(g, depths, n, *, excess=False):
+    """E_t for ``depths`` with ``n`` nodes per circle; ``None`` if the residue contour fails.
+    ``excess``: leave out the t-independent residues, i.e. return E_t - E_inf (:func:`floor`)."""
     T = _torus_sums(g, depths, n)
     H = _residue_sums(g, depths, n)
     crossed = _crossed_poles(g)
@@ -370,8 +382,9 @@ def _depths_at(g, depths, n):
                 H[k].log_scale,
             ),
         ]
-        for v, lg in _crossed_residues(g, crossed, t, skip):  # H on the circle = H deformed + these
-            terms.append((-alpha * v, alpha * abs(v) * 8 * _U, lg))
+        for v, lg, const in _crossed_residues(g, crossed, t, skip):  # circle = deformed + these
+            if not (excess and const):
+                terms.append((-alpha * v, alpha * abs(v) * 8 * _U, lg))
         if S is not None:
             s = S[k]
             terms.append(
@@ -381,8 +394,9 @@ def _depths_at(g, depths, n):
                     s.log_scale,
                 )
             )
-            for v, lg in _pole_residues(g, t, skip):
-                terms.append((-c * v, abs(c * v) * 8 * _U, lg))
+            for v, lg, const in _pole_residues(g, t, skip):
+                if not (excess and const):
+                    terms.append((-c * v, abs(c * v) * 8 * _U, lg))
         out.append(_combine(terms))
     return out
 
@@ -396,7 +410,7 @@ def _contour_is_valid(g, n):
     if a is None or b is None or crossed is None:
         return False
     for t, x, y in zip(_CHECK_DEPTHS, a, b, strict=True):
-        extra = [v * math.exp(lg) for v, lg in _crossed_residues(g, crossed, t)]
+        extra = [v * math.exp(lg) for v, lg, _ in _crossed_residues(g, crossed, t)]
         scale = max(x.absolute * math.exp(x.log_scale), y.absolute * math.exp(y.log_scale))
         scale = max([scale] + [abs(v) for v in extra])
         diff = abs(x.value * math.exp(x.log_scale) + sum(extra) - y.value * math.exp(y.log_scale))
@@ -405,9 +419,13 @@ def _contour_is_valid(g, n):
     return True
 
 
-def deep_errors(alpha, tau, sigma2, depths, rtol):
+def deep_errors(alpha, tau, sigma2, depths, rtol, *, excess=False):
     """``{t: DeepValue}`` for the depths the contours certify to ``rtol``; the others are
-    missing (the caller escalates).  Parameters are assumed validated (``tau > 1``)."""
+    missing (the caller escalates).  Parameters are assumed validated (``tau > 1``).
+
+    ``excess=True`` returns ``E_t - E_inf`` instead (the t-independent residues left out, see
+    :func:`floor`), which may be negative: the approach to the floor, resolved at depths where
+    E_t itself equals E_inf to every digit."""
     depths = sorted(set(int(t) for t in depths))
     if not depths:
         return {}
@@ -417,7 +435,10 @@ def deep_errors(alpha, tau, sigma2, depths, rtol):
     for t in depths:
         octaves.setdefault(max(t, 1).bit_length(), []).append(t)
     for group in octaves.values():
-        g = geometry(alpha, tau, sigma2, group[-1])
+        if excess:
+            g = _floor_geometry(alpha, tau, sigma2, group[-1])
+        else:
+            g = geometry(alpha, tau, sigma2, group[-1])
         if g is None or not math.isfinite(g.a_plus):
             continue
         n = 1 << max(8, math.ceil(math.log2(24 * math.sqrt(group[-1]) + 64)))
@@ -427,16 +448,49 @@ def deep_errors(alpha, tau, sigma2, depths, rtol):
             continue
         todo, last = list(group), {}
         while todo and n <= _N_MAX:
-            values = _depths_at(g, todo, n)
+            values = _depths_at(g, todo, n, excess=excess)
             if values is None:
                 break
             still = []
             for t, v in zip(todo, values, strict=True):
                 relative = v.error / abs(v.mantissa) if v.mantissa != 0 else math.inf
-                if relative <= rtol and v.mantissa > 0:
+                if relative <= rtol and (excess or v.mantissa > 0):
                     out[t] = v
                 elif n < 4096 or relative < 0.5 * last.get(t, math.inf):  # more nodes help
                     still.append(t)
                     last[t] = relative
             todo, n = still, 2 * n
     return out
+
+
+def _floor_geometry(alpha, tau, sigma2, t):
+    """:func:`geometry` for depth ``t`` or deeper, with every circle where |psi| < 1 (r_T
+    strictly between alpha and 1), so that the contour integrals tend to 0 and the
+    t-independent residues sum to E_inf.  ``None`` if there is none (or alpha = 1, where
+    there are no residues)."""
+    lo, hi = sorted((alpha, 1.0))
+    while t <= 1 << 40:
+        g = geometry(alpha, tau, sigma2, t)
+        if g is None or not math.isfinite(g.a_plus):
+            return None
+        if lo < g.r_T < hi or alpha == 1.0:
+            return g
+        t *= 4
+    return None
+
+
+def floor(alpha, tau, sigma2):
+    """E_inf as the sum of the t-independent residues (rate psi = 1: the points b = 1 and
+    b = alpha) on contours where |psi| < 1, or ``None`` where the contours do not apply.
+    Result 2's floor (1 - alpha)(tau - 1)/(tau - 2 - sigma2) for alpha < 1 above tau_c, 0 for
+    alpha > 1; the tests check both."""
+    g = _floor_geometry(alpha, tau, sigma2, 1)
+    crossed = None if g is None else _crossed_poles(g)
+    if crossed is None:
+        return None
+    skip = _cancelling(g, crossed)
+    total = sum(-g.alpha * v for v, _, const in _crossed_residues(g, crossed, 0, skip) if const)
+    if g.alpha < g.r_T and g.alpha != 1.0:
+        c = g.alpha * (1.0 - g.alpha)
+        total += sum(-c * v for v, _, const in _pole_residues(g, 0, skip) if const)
+    return float(np.real(total))

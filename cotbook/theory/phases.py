@@ -29,6 +29,7 @@ from scipy import integrate
 
 from .._checks import nonneg_int, positive
 from . import closed_form, domain
+from .asymptotics import AsymptoticLaw, asymptotic_law
 
 __all__ = [
     "tau_c",
@@ -41,6 +42,8 @@ __all__ = [
     "mp_density",
     "mp_mass",
     "CRITICAL_RTOL",
+    "AsymptoticLaw",
+    "asymptotic_law",
 ]
 
 CRITICAL_RTOL = 1e-9

@@ -1,0 +1,280 @@
+"""How E_t approaches E_inf as t -> infinity (Result 2 and its corrections), lambda = 0.
+
+The law is read off the singularities of the contour representation of Result 1
+(:mod:`cotbook.theory.contour`),
+
+    E_t = alpha (T_t - H_t) + alpha (1 - alpha) (2 S'_t - residues),
+
+whose integrands all carry powers psi(z)^t, psi(z) = (z + sigma2 + alpha/z) / K,
+K = alpha + 1 + sigma2.  Each candidate below contributes ``K_j t^p_j rate_j^t``; the law is
+the one with the largest rate (then the largest power):
+
+* **negative saddle** -- the symmetric point a_- < 0 of the singular variety, a saddle of the
+  residue integrand h(b) of H_t: rate Lambda = psi(a_-)^2 (the paper's Lambda), power -1/2.
+  The paper's Result 2 is this term.
+* **positive saddle** -- the symmetric point a_+ in (0, sqrt(alpha)]: rate
+  Lambda_+ = psi(a_+)^2, power -1/2.  As tau -> infinity, a_+ -> sqrt(alpha), where R(a_+) -> 0
+  and the constant vanishes like (sqrt(alpha) - a_+)^2; the law holds only for
+  t >> 1/(f'' (sqrt(alpha) - a_+)^2) (``t_scale``), and before that the term looks like
+  t^-3/2 psi_max^2t.
+* **alpha < 1 pole term** -- the one-dimensional integral S'_t of R(b) psi(b)^t / D(alpha, b)
+  left by the pole a = alpha of R, with its saddle at b = sqrt(alpha), where |psi| is largest on
+  the circle: rate psi_max = (2 sqrt(alpha) + sigma2) / K -- *not squared*, so it is slower
+  than every squared rate near it -- and power -3/2, because R(sqrt(alpha)) = 0.  For
+  sigma2 = 0 the point b = -sqrt(alpha) has |psi| = psi_max too and adds (-1)^t times its own
+  constant.
+* **residue at 1/beta** -- where D(alpha, b) = alpha beta (b - 1)(b - 1/beta) vanishes at
+  b = 1/beta inside the contour (alpha < 1, tau < 1 + (1 + sigma2)/sqrt(alpha)), or where the
+  continued root a*(alpha) = 1/beta: rate psi(1/beta) in (psi_max, 1) -- power 0.
+* the torus term T_t has rate psi_max^2 <= Lambda_+ (psi is smallest on the positive axis at
+  sqrt(alpha)) and power -3 (-1 at alpha = 1): it never leads.
+
+The t-independent residues (at b = 1 and b = alpha, where psi = 1) sum to E_inf
+(:func:`cotbook.theory.contour.floor`).  :func:`excess` evaluates E_t - E_inf directly, so the
+approach to the floor is resolved at depths where E_t equals E_inf to every digit, and
+:func:`local_law` fits the law's three parameters to it; the tests compare both.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .._checks import nonneg_int, positive, positive_int
+from . import contour, domain
+
+__all__ = ["AsymptoticLaw", "Excess", "FittedLaw", "asymptotic_law", "excess", "local_law"]
+
+_TIE = 1e-12  # rates closer than this (relative) are one rate
+
+
+class AsymptoticLaw(NamedTuple):
+    """``E_t - E_inf ~ (K + (-1)^t K_alt) t^power rate^t`` as t -> infinity."""
+
+    rate: float
+    power: float
+    sign: int
+    """Sign of ``E_t - E_inf`` at large t: +1, -1, or 0 where it alternates with t's parity."""
+    K: float
+    K_alt: float
+    """Constant of the (-1)^t part (sigma2 = 0 only; else 0)."""
+    source: str
+    """The singularity that gives the law (see the module docstring)."""
+    t_scale: float
+    """Depth beyond which the law leads: 1/log(rate/next rate), and for a saddle near a zero of
+    its integrand's constant, the depth at which the two separate.  Fits at t >> t_scale
+    resolve the law; fits at t <~ t_scale do not."""
+
+
+class _Term(NamedTuple):
+    rate: float
+    power: float
+    K: float
+    K_alt: float
+    source: str
+    t_scale: float
+
+
+def _derivatives(g, b):
+    """psi'/psi and (log psi)'' at b."""
+    K, alpha = g.K, g.alpha
+    psi = (b + g.sigma2 + alpha / b) / K
+    d1 = (1.0 - alpha / (b * b)) / K
+    d2 = 2.0 * alpha / (b**3 * K)
+    return d1 / psi, d2 / psi - (d1 / psi) ** 2
+
+
+def _R(alpha, z):
+    return 1.0 + z if alpha == 1.0 else (alpha - z * z) / (alpha - z)
+
+
+def _saddle(g, b0, orientation, source):
+    """The symmetric point b0 of h(b) = R(b) R(a*) psi(b)^t psi(a*)^t / (D_a(a*, b) a* b):
+    a*(b0) = b0, a*'(b0) = -1, so f = log psi(b) + log psi(a*) has f'(b0) = 0 and
+    f'' = 2 (log psi)'' + (log psi)' a*''.  The contour crosses b0 vertically (downwards at
+    a_-, upwards at a_+: ``orientation``), which gives -alpha h / sqrt(2 pi t f'') times the
+    orientation's sign, as a Gaussian integral."""
+    alpha, beta, gamma = g.alpha, g.beta, g.gamma
+    D_a = -gamma * b0 + 3.0 * beta * b0 * b0
+    D_aa = D_bb = 2.0 * beta * b0
+    D_ab = -gamma + 4.0 * beta * b0
+    a2 = -(D_aa - 2.0 * D_ab + D_bb) / D_a
+    lp, lpp = _derivatives(g, b0)
+    f2 = 2.0 * lpp + lp * a2
+    if not f2 > 0:
+        raise ArithmeticError(f"{source}: f'' = {f2!r} is not positive")
+    psi = (b0 + g.sigma2 + alpha / b0) / g.K
+    h0 = _R(alpha, b0) ** 2 / (D_a * b0 * b0)
+    K = orientation * alpha * h0 / math.sqrt(2.0 * math.pi * f2)
+    return psi * psi, f2, K
+
+
+def _pole_term(g):
+    """alpha < 1: 2 alpha (1 - alpha) S'_t near its saddles b = +-sqrt(alpha) (see the module
+    docstring).  With b = sqrt(alpha) e^(i theta), psi^t ~ psi_max^t e^(-t kappa theta^2),
+    kappa = sqrt(alpha) / (2 sqrt(alpha) + sigma2), and G(theta) = R(b) / D(alpha, b) vanishes
+    at theta = 0, so the Gaussian integral of G''(0) theta^2 / 2 gives t^-3/2."""
+    alpha, beta, s = g.alpha, g.beta, g.sigma2
+    root = math.sqrt(alpha)
+    kappa = root / (2.0 * root + s)
+    c = alpha * (1.0 - alpha)
+
+    def constant(b):  # 2 c (1/2 pi) (G''/2) sqrt(pi) / (2 kappa^3/2)
+        R1 = 1.0 - (alpha * alpha - alpha) / (b - alpha) ** 2
+        R2 = 2.0 * (alpha * alpha - alpha) / (b - alpha) ** 3
+        Dv = alpha * beta * b * b - alpha * (1.0 + beta) * b + alpha
+        D1 = 2.0 * alpha * beta * b - alpha * (1.0 + beta)
+        F1 = R1 / Dv
+        F2 = R2 / Dv - 2.0 * R1 * D1 / Dv**2
+        G2 = -b * b * F2 - b * F1
+        return 2.0 * c * G2 / (8.0 * math.sqrt(math.pi) * kappa**1.5)
+
+    K_alt = constant(-root) if s == 0.0 else 0.0
+    # a pole of G (b = 1/beta, 1 or alpha) near the saddle: the law needs t kappa dtheta^2 >> 1
+    near = min(abs(p - root) for p in (1.0 / beta, 1.0, alpha)) / root
+    return _Term(
+        (2.0 * root + s) / g.K,
+        -1.5,
+        constant(root),
+        K_alt,
+        "alpha < 1 pole term, saddle at sqrt(alpha)",
+        1.0 / (kappa * near * near),
+    )
+
+
+def _residue_terms(g):
+    """The residues whose rate is not 1 (``contour``'s crossed poles of h and poles of the
+    alpha < 1 term), each a term of power 0."""
+    crossed = contour._crossed_poles(g)
+    if crossed is None:
+        raise ArithmeticError("two poles of the residue integrand coincide")
+    skip = contour._cancelling(g, crossed)
+    out = []
+    name = "residue at b = 1/beta"  # a rate other than 1 is psi(1/beta): a*(alpha) = 1/beta
+    for v, lg, const in contour._crossed_residues(g, crossed, 1, skip):
+        if not const:
+            out.append(_Term(math.exp(lg), 0.0, float(np.real(-g.alpha * v)), 0.0, name, 0))
+    if g.alpha < g.r_T and g.alpha != 1.0:
+        c = g.alpha * (1.0 - g.alpha)
+        for v, lg, const in contour._pole_residues(g, 1, skip):
+            if not const:
+                out.append(_Term(math.exp(lg), 0.0, float(-c * v), 0.0, name, 0))
+    return out
+
+
+def asymptotic_law(alpha, tau, sigma2) -> AsymptoticLaw:
+    """The law ``E_t - E_inf ~ sign |K| t^power rate^t`` (lambda = 0; module docstring).
+
+    Parameters
+    ----------
+    alpha, tau, sigma2 : float
+        ``alpha > 0``, ``tau > 1``, ``sigma2 >= 0`` (the domain of :mod:`.domain`).
+
+    Returns
+    -------
+    AsymptoticLaw
+        ``rate``, ``power``, ``sign``, the constants, the singularity it comes from
+        (``source``) and the depth ``t_scale`` beyond which it leads.
+
+    Examples
+    --------
+    >>> law = asymptotic_law(0.5, 10.0, 0.01)   # saturation, far above tau_c = 5.3
+    >>> round(law.rate, 6), law.power, law.sign, law.source
+    (0.943188, -1.5, -1, 'alpha < 1 pole term, saddle at sqrt(alpha)')
+    """
+    alpha, tau, s = domain.alpha(alpha), domain.tau(tau), domain.sigma2(sigma2)
+    g = contour._floor_geometry(alpha, tau, s, 1 << 20)
+    if g is None or not math.isfinite(g.a_plus):
+        raise ValueError(
+            f"(alpha, tau) = ({alpha!r}, {tau!r}) is too close to alpha = 1, tau = 1 for the "
+            "contours: no torus avoids the singular variety"
+        )
+    terms = []
+    for b0, orientation, name in ((-g.s, 1, "negative saddle"), (g.a_plus, -1, "positive saddle")):
+        rate, f2, K = _saddle(g, b0, orientation, name)
+        scale = 0.0
+        if name == "positive saddle" and alpha != 1.0:  # R(a_+) -> 0 as a_+ -> sqrt(alpha)
+            scale = 1.0 / (f2 * (math.sqrt(alpha) - g.a_plus) ** 2)
+        elif name == "positive saddle":  # alpha = 1: a_+ = 1 is T's saddle and D(1, 1) = 0
+            K /= 2.0  # a pole on a saddle: T_t gives back half the residue's Gaussian integral
+        terms.append(_Term(rate, -0.5, K, 0.0, name, scale))
+    if alpha < 1.0:
+        terms.append(_pole_term(g))
+    terms += _residue_terms(g)
+    top = max(t.rate for t in terms)
+    lead = [t for t in terms if t.rate >= top * (1.0 - _TIE)]
+    power = max(t.power for t in lead)
+    lead = [t for t in lead if t.power == power]
+    K = sum(t.K for t in lead)
+    K_alt = sum(t.K_alt for t in lead)
+    psi_max = (2.0 * math.sqrt(alpha) + s) / g.K  # the torus term's rate psi_max^2 competes too
+    others = [r for r in [t.rate for t in terms] + [psi_max**2] if r < top * (1.0 - _TIE)]
+    competing = [1.0 / math.log(top / max(others))] if others else []
+    t_scale = max([t.t_scale for t in lead] + competing)
+    sign = int(np.sign(K)) if abs(K) > abs(K_alt) else 0
+    source = " + ".join(sorted({t.source for t in lead}))
+    return AsymptoticLaw(top, power, sign, K, K_alt, source, t_scale)
+
+
+class Excess(NamedTuple):
+    """``E_t - E_inf = sign * exp(log_abs)`` at the requested depths (arrays)."""
+
+    log_abs: np.ndarray
+    sign: np.ndarray
+
+
+def excess(alpha, tau, sigma2, depths, *, rtol=1e-6) -> Excess:
+    """E_t - E_inf (lambda = 0), certified to ``rtol``, by the contours with the t-independent
+    residues left out (:func:`cotbook.theory.contour.deep_errors`); resolved where E_t itself
+    equals E_inf to every digit of a float.
+
+    ``depths``: integers in [1, 100000].  Raises ``ArithmeticError`` naming the depths the
+    contours could not certify.
+    """
+    alpha, tau, s = domain.alpha(alpha), domain.tau(tau), domain.sigma2(sigma2)
+    rtol = positive("rtol", rtol)
+    depths = [nonneg_int("depths", t) for t in np.atleast_1d(depths).tolist()]
+    if not depths or min(depths) < 1 or max(depths) > 100000:
+        raise ValueError(f"depths must be integers in [1, 100000], got {depths!r}")
+    values = contour.deep_errors(alpha, tau, s, depths, rtol, excess=True)
+    missing = [t for t in depths if t not in values]
+    if missing:
+        raise ArithmeticError(
+            f"E_t - E_inf not certified to rtol={rtol:g} at (alpha, tau, sigma2) = "
+            f"({alpha!r}, {tau!r}, {s!r}), depths {missing}"
+        )
+    v = [values[t] for t in depths]
+    return Excess(
+        np.array([math.log(abs(x.mantissa)) + x.log_scale for x in v]),
+        np.array([int(np.sign(x.mantissa)) for x in v]),
+    )
+
+
+class FittedLaw(NamedTuple):
+    """``|E_t - E_inf| = exp(logK) t^power rate^t`` through three depths (:func:`local_law`)."""
+
+    rate: float
+    power: float
+    K: float
+    """Signed constant at the middle depth (``sign * exp(logK)``)."""
+
+
+def local_law(alpha, tau, sigma2, t, *, window=None, rtol=1e-6) -> FittedLaw:
+    """Fit ``|E_t - E_inf| = K t^power rate^t`` exactly through the depths ``t - w, t, t + w``
+    (``w = window``, default ``t // 8``; even, so a sign alternating with t's parity cancels):
+    three equations, three unknowns, no law assumed.  A measurement of the law at depth ``t``,
+    to compare with :func:`asymptotic_law`; it resolves the law only where ``t >> t_scale``.
+    """
+    t = positive_int("t", t)
+    w = t // 8 if window is None else positive_int("window", window)
+    w += w % 2
+    if w >= t:
+        raise ValueError(f"window must be below t = {t}, got {w}")
+    ts = np.array([t - w, t, t + w])
+    e = excess(alpha, tau, sigma2, ts, rtol=rtol)
+    # log|e| = logK + p log t + t log r: solve the 3 x 3 system
+    A = np.column_stack([np.ones(3), np.log(ts), ts.astype(float)])
+    logK, power, log_rate = np.linalg.solve(A, e.log_abs)
+    return FittedLaw(math.exp(log_rate), float(power), float(e.sign[1] * math.exp(logK)))

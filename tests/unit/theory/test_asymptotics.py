@@ -1,0 +1,100 @@
+"""The law of E_t - E_inf (cotbook.theory.asymptotics) against fits on certified deep curves,
+and the excess E_t - E_inf against an independent high-precision evaluation."""
+
+import math
+
+import mpmath as mp
+import pytest
+
+from cotbook.theory import asymptotics, closed_form, contour, phases
+
+# one point per case of the law, each where its fit window resolves it (t_scale << t)
+CASES = {
+    # (alpha, tau, sigma2): (source, power, sign)
+    (2.0, 2.0, 0.01): ("negative saddle", -0.5, 1),  # overthinking
+    (0.5, 4.0, 0.01): ("negative saddle", -0.5, 1),  # overthinking, alpha < 1
+    (2.0, 5.0, 0.01): ("negative saddle", -0.5, 1),  # exponential
+    (2.0, 5.0, 0.0): ("negative saddle", -0.5, 1),
+    (1.0, 20.0, 0.01): ("positive saddle", -0.5, 1),  # alpha = 1 above tau_c: rate 1
+    (0.5, 6.0, 0.01): ("negative saddle", -0.5, 1),  # saturation near tau_c
+    (0.5, 10.0, 0.01): ("alpha < 1 pole term, saddle at sqrt(alpha)", -1.5, -1),  # far above
+    (0.2, 50.0, 0.1): ("alpha < 1 pole term, saddle at sqrt(alpha)", -1.5, -1),
+    (0.5, 10.0, 0.0): ("alpha < 1 pole term, saddle at sqrt(alpha)", -1.5, -1),
+    (0.2, 3.0, 0.1): ("residue at b = 1/beta", 0.0, -1),  # 1/beta inside the contour
+}
+
+
+@pytest.mark.parametrize("point", list(CASES))
+def test_law_matches_fit_on_certified_deep_curve(point):
+    source, power, sign = CASES[point]
+    law = phases.asymptotic_law(*point)
+    assert (law.source, law.power, law.sign) == (source, power, sign)
+    T = 20000
+    assert law.t_scale < T / 50
+    fit = asymptotics.local_law(*point, T)
+    assert fit.rate == pytest.approx(law.rate, rel=1e-5)  # the issue asks for 1e-3
+    assert fit.power == pytest.approx(law.power, abs=0.01)
+    K = law.K + (-1) ** T * law.K_alt
+    assert fit.K == pytest.approx(K, rel=0.03)  # O(1/t) corrections
+
+
+def test_law_of_paper_near_tau_c_is_lambda():
+    # Result 2's Lambda is the law near tau_c, on both sides and for alpha < 1 too
+    for alpha, sigma2 in [(2.0, 0.01), (0.5, 0.01), (4.0, 0.1)]:
+        tc = phases.tau_c(alpha, sigma2)
+        for tau in (0.95 * tc, 1.05 * tc):
+            law = phases.asymptotic_law(alpha, tau, sigma2)
+            assert law.source == "negative saddle"
+            assert law.rate == pytest.approx(phases.decay_rate(alpha, tau, sigma2), rel=1e-12)
+
+
+def test_pole_term_rate_is_psi_max_not_squared():
+    law = phases.asymptotic_law(0.5, 10.0, 0.01)
+    psi_max = (2 * math.sqrt(0.5) + 0.01) / 1.51
+    assert law.rate == pytest.approx(psi_max, rel=1e-14)
+    # slower than both squared rates the book used to name
+    r = phases.rates(0.5, 10.0, 0.01)
+    assert law.rate > max(r["negative"], r["positive"]) + 0.03
+
+
+def test_unresolved_window_is_flagged():
+    # a_+ close to sqrt(alpha): the positive saddle leads only for t >> t_scale, and a fit at
+    # t = 5000 still sees another power
+    law = phases.asymptotic_law(4.0, 20.0, 0.01)
+    assert law.source == "positive saddle" and law.t_scale > 1e4
+    fit = asymptotics.local_law(4.0, 20.0, 0.01, 5000)
+    assert abs(fit.power - law.power) > 0.3
+
+
+@pytest.mark.parametrize(
+    "point", [(0.5, 10.0, 0.01), (0.2, 3.0, 0.1), (0.7, 50.0, 0.0), (0.5, 5.3, 0.01)]
+)
+def test_floor_residues_are_result2_floor(point):
+    alpha, tau, sigma2 = point
+    assert phases.regime(*point) == "saturation"
+    assert contour.floor(*point) == pytest.approx(phases.error_floor(*point), rel=1e-13)
+
+
+@pytest.mark.parametrize("point", [(2.0, 5.0, 0.01), (4.0, 20.0, 0.01), (1.5, 2.0, 0.1)])
+def test_floor_residues_vanish_above_alpha_one(point):
+    assert contour.floor(*point) == pytest.approx(0.0, abs=1e-14)
+
+
+@pytest.mark.parametrize("point,t", [((0.5, 7.0, 0.01), 200), ((0.2, 3.0, 0.1), 150)])
+def test_excess_against_high_precision_lagrange_form(point, t):
+    # the mpmath quadratic form at 80 digits shares nothing with the contours
+    exact = closed_form._lagrange_mp(*point, t, 80, depths=[t])[t]
+    with mp.workdps(80):
+        alpha, tau, sigma2 = (mp.mpf(x) for x in point)
+        reference = float(exact - (1 - alpha) * (tau - 1) / (tau - 2 - sigma2))
+    e = asymptotics.excess(*point, [t])
+    assert e.sign[0] * math.exp(e.log_abs[0]) == pytest.approx(reference, rel=1e-9)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="tau"):
+        phases.asymptotic_law(2.0, 0.5, 0.01)
+    with pytest.raises(ValueError, match="depths"):
+        asymptotics.excess(0.5, 10.0, 0.01, [0])
+    with pytest.raises(ValueError, match="window"):
+        asymptotics.local_law(0.5, 10.0, 0.01, 100, window=100)
