@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _checks
 
-__all__ = ["max_rel_diff", "check", "table", "bound"]
+__all__ = ["max_rel_diff", "check", "table", "markdown", "bound"]
 
 
 def max_rel_diff(a, b) -> float:
@@ -36,13 +36,9 @@ def check(label: str, error, tol) -> None:
     print(f"{label}: max error {error:.1e} <= {tol:.0e}")
 
 
-def table(headers, rows, fmt="{:.3g}") -> None:
-    """Print ``rows`` under ``headers`` as an aligned plain-text table.
-
-    Numbers are formatted with ``fmt`` (one format, or one per column); strings and integers are
-    printed as they are.
-    """
-    headers = [str(h) for h in headers]
+def _cells(headers, rows, fmt):
+    """``rows`` as strings: numbers formatted with ``fmt`` (one format, or one per column),
+    strings and integers as they are."""
     fmts = [fmt] * len(headers) if isinstance(fmt, str) else list(fmt)
     if len(fmts) != len(headers):
         raise ValueError(
@@ -63,12 +59,35 @@ def table(headers, rows, fmt="{:.3g}") -> None:
                 for v, f in zip(row, fmts, strict=True)
             ]
         )
+    return cells
+
+
+def table(headers, rows, fmt="{:.3g}") -> None:
+    """Print ``rows`` under ``headers`` as an aligned plain-text table.
+
+    Numbers are formatted with ``fmt`` (one format, or one per column); strings and integers are
+    printed as they are.
+    """
+    headers = [str(h) for h in headers]
+    cells = _cells(headers, rows, fmt)
     widths = [
         max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)
     ]
     print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
     for r in cells:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
+
+
+def markdown(headers, rows, fmt="{:.3g}"):
+    """``rows`` under ``headers`` as a rendered (Markdown) table, for a chapter to display:
+    headers may hold math (``$\\Lambda$``); cells are formatted as by :func:`table`."""
+    from IPython.display import Markdown  # only chapters (inside a kernel) render
+
+    headers = [str(h) for h in headers]
+    cells = _cells(headers, rows, fmt)
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---:|" * len(headers)]
+    lines += ["| " + " | ".join(r) + " |" for r in cells]
+    return Markdown("\n".join(lines))
 
 
 def bound(value, levels=(1e-12, 1e-11, 1e-10)) -> str:

@@ -45,7 +45,16 @@ import numpy as np
 from .._checks import nonneg_int, positive, positive_int
 from . import contour, domain
 
-__all__ = ["AsymptoticLaw", "Excess", "FittedLaw", "asymptotic_law", "excess", "local_law"]
+__all__ = [
+    "AsymptoticLaw",
+    "Candidate",
+    "Excess",
+    "FittedLaw",
+    "asymptotic_law",
+    "candidates",
+    "excess",
+    "local_law",
+]
 
 _TIE = 1e-12  # rates closer than this (relative) are one rate
 
@@ -164,6 +173,53 @@ def _residue_terms(g):
     return out
 
 
+class Candidate(NamedTuple):
+    """One term ``K t^power rate^t`` of E_t - E_inf (:func:`candidates`)."""
+
+    source: str
+    rate: float
+    power: float
+    K: float
+
+
+def _geometry(alpha, tau, s):
+    g = contour._floor_geometry(alpha, tau, s, 1 << 20)
+    if g is None or not math.isfinite(g.a_plus):
+        raise ValueError(
+            f"(alpha, tau) = ({alpha!r}, {tau!r}) is too close to alpha = 1, tau = 1 for the "
+            "contours: no torus avoids the singular variety"
+        )
+    return g
+
+
+def _terms(g):
+    terms = []
+    for b0, orientation, name in ((-g.s, 1, "negative saddle"), (g.a_plus, -1, "positive saddle")):
+        rate, f2, K = _saddle(g, b0, orientation, name)
+        scale = 0.0
+        if name == "positive saddle" and g.alpha != 1.0:  # R(a_+) -> 0 as a_+ -> sqrt(alpha)
+            scale = 1.0 / (f2 * (math.sqrt(g.alpha) - g.a_plus) ** 2)
+        elif name == "positive saddle":  # alpha = 1: a_+ = 1 is T's saddle and D(1, 1) = 0
+            K /= 2.0  # a pole on a saddle: T_t gives back half the residue's Gaussian integral
+        terms.append(_Term(rate, -0.5, K, 0.0, name, scale))
+    if g.alpha < 1.0:
+        terms.append(_pole_term(g))
+    return terms + _residue_terms(g)
+
+
+def candidates(alpha, tau, sigma2) -> list[Candidate]:
+    """Every term of E_t - E_inf that :func:`asymptotic_law` compares (module docstring), with
+    its rate, power and constant; the torus term (rate psi_max^2) is left out (it never leads).
+
+    Examples
+    --------
+    >>> [(c.source, round(c.rate, 4)) for c in candidates(2.0, 5.0, 0.01)]
+    [('negative saddle', 0.934), ('positive saddle', 0.8894)]
+    """
+    alpha, tau, s = domain.alpha(alpha), domain.tau(tau), domain.sigma2(sigma2)
+    return [Candidate(t.source, t.rate, t.power, t.K) for t in _terms(_geometry(alpha, tau, s))]
+
+
 def asymptotic_law(alpha, tau, sigma2) -> AsymptoticLaw:
     """The law ``E_t - E_inf ~ sign |K| t^power rate^t`` (lambda = 0; module docstring).
 
@@ -185,24 +241,8 @@ def asymptotic_law(alpha, tau, sigma2) -> AsymptoticLaw:
     (0.943188, -1.5, -1, 'alpha < 1 pole term, saddle at sqrt(alpha)')
     """
     alpha, tau, s = domain.alpha(alpha), domain.tau(tau), domain.sigma2(sigma2)
-    g = contour._floor_geometry(alpha, tau, s, 1 << 20)
-    if g is None or not math.isfinite(g.a_plus):
-        raise ValueError(
-            f"(alpha, tau) = ({alpha!r}, {tau!r}) is too close to alpha = 1, tau = 1 for the "
-            "contours: no torus avoids the singular variety"
-        )
-    terms = []
-    for b0, orientation, name in ((-g.s, 1, "negative saddle"), (g.a_plus, -1, "positive saddle")):
-        rate, f2, K = _saddle(g, b0, orientation, name)
-        scale = 0.0
-        if name == "positive saddle" and alpha != 1.0:  # R(a_+) -> 0 as a_+ -> sqrt(alpha)
-            scale = 1.0 / (f2 * (math.sqrt(alpha) - g.a_plus) ** 2)
-        elif name == "positive saddle":  # alpha = 1: a_+ = 1 is T's saddle and D(1, 1) = 0
-            K /= 2.0  # a pole on a saddle: T_t gives back half the residue's Gaussian integral
-        terms.append(_Term(rate, -0.5, K, 0.0, name, scale))
-    if alpha < 1.0:
-        terms.append(_pole_term(g))
-    terms += _residue_terms(g)
+    g = _geometry(alpha, tau, s)
+    terms = _terms(g)
     top = max(t.rate for t in terms)
     lead = [t for t in terms if t.rate >= top * (1.0 - _TIE)]
     power = max(t.power for t in lead)
@@ -219,36 +259,47 @@ def asymptotic_law(alpha, tau, sigma2) -> AsymptoticLaw:
 
 
 class Excess(NamedTuple):
-    """``E_t - E_inf = sign * exp(log_abs)`` at the requested depths (arrays)."""
+    """``E_t - E_inf = sign * exp(log_abs)`` at ``depths`` (arrays)."""
 
+    depths: np.ndarray
     log_abs: np.ndarray
     sign: np.ndarray
 
 
-def excess(alpha, tau, sigma2, depths, *, rtol=1e-6) -> Excess:
+def excess(
+    alpha, tau, sigma2, depths, *, rtol=1e-6, drop_uncertified=False, n_max=1 << 15
+) -> Excess:
     """E_t - E_inf (lambda = 0), certified to ``rtol``, by the contours with the t-independent
     residues left out (:func:`cotbook.theory.contour.deep_errors`); resolved where E_t itself
-    equals E_inf to every digit of a float.
+    equals E_inf to every digit of a float.  (For alpha < 1 below tau_c the constant left out
+    is Result 2's floor formula although E_t grows; :func:`cotbook.theory.phases.error_floor`
+    returns 0 there.)
 
-    ``depths``: integers in [1, 100000].  Raises ``ArithmeticError`` naming the depths the
-    contours could not certify.
+    ``depths``: integers in [1, 100000].  A depth the contours cannot certify (near a change of
+    sign, E_t - E_inf is smaller than any relative bound) raises ``ArithmeticError`` naming it,
+    or with ``drop_uncertified=True`` is left out of the result.  ``n_max`` (a power of two in
+    [256, 2^15]) is the largest trapezoidal rule tried: a smaller one gives up sooner.
     """
     alpha, tau, s = domain.alpha(alpha), domain.tau(tau), domain.sigma2(sigma2)
     rtol = positive("rtol", rtol)
     depths = [nonneg_int("depths", t) for t in np.atleast_1d(depths).tolist()]
     if not depths or min(depths) < 1 or max(depths) > 100000:
         raise ValueError(f"depths must be integers in [1, 100000], got {depths!r}")
-    values = contour.deep_errors(alpha, tau, s, depths, rtol, excess=True)
+    if n_max not in [1 << k for k in range(8, 16)]:
+        raise ValueError(f"n_max must be a power of two in [256, 32768], got {n_max!r}")
+    values = contour.deep_errors(alpha, tau, s, depths, rtol, excess=True, n_max=n_max)
     missing = [t for t in depths if t not in values]
-    if missing:
+    if missing and not drop_uncertified:
         raise ArithmeticError(
             f"E_t - E_inf not certified to rtol={rtol:g} at (alpha, tau, sigma2) = "
             f"({alpha!r}, {tau!r}, {s!r}), depths {missing}"
         )
-    v = [values[t] for t in depths]
+    kept = [t for t in depths if t in values]
+    v = [values[t] for t in kept]
     return Excess(
+        np.array(kept, dtype=int),
         np.array([math.log(abs(x.mantissa)) + x.log_scale for x in v]),
-        np.array([int(np.sign(x.mantissa)) for x in v]),
+        np.array([int(np.sign(x.mantissa)) for x in v], dtype=int),
     )
 
 

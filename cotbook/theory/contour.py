@@ -47,6 +47,7 @@ _U = np.finfo(float).eps / 2
 _KEEP = 1e-20  # nodes whose |psi^t R| is below this fraction of the largest are skipped
 _N_MAX = 1 << 15  # largest trapezoidal rule tried per circle
 _CHECK_DEPTHS = (2, 5)  # depths at which the deformed residue contour is checked
+_ROWS = 256  # rows of the torus sum's matrix held at once (256 x 2^15 complex: 134 MB)
 
 
 class Geometry(NamedTuple):
@@ -164,16 +165,22 @@ def _torus_sums(g, depths, n):
         mag = np.abs(P)
         keep = np.nonzero(mag > _KEEP * mag.max())[0]
         Pk, zk = P[keep], z[keep]
-        M = Pk[:, None] * Pk[None, :] / _D(g, zk[:, None], zk[None, :])
         even = keep % 2 == 0
+        total, half, absolute = 0j, 0j, 0.0
+        for lo in range(0, keep.size, _ROWS):  # row blocks: at most _ROWS x n terms at once
+            rows = slice(lo, lo + _ROWS)
+            M = Pk[rows, None] * Pk[None, :] / _D(g, zk[rows, None], zk[None, :])
+            total += M.sum()
+            half += M[np.ix_(even[rows], even)].sum()
+            absolute += float(np.abs(M).sum())
         skipped = (
             (n * n - keep.size**2) * (_KEEP * mag.max()) ** 2 / (g.margin * g.gamma * g.r_T**2)
         )
         out.append(
             _Sum(
-                M.sum() / n**2,
-                M[np.ix_(even, even)].sum() / (n / 2) ** 2,
-                float(np.abs(M).sum()) / n**2 + skipped / n**2,
+                total / n**2,
+                half / (n / 2) ** 2,
+                (absolute + skipped) / n**2,
                 2 * t * math.log(ref),
             )
         )
@@ -419,13 +426,14 @@ def _contour_is_valid(g, n):
     return True
 
 
-def deep_errors(alpha, tau, sigma2, depths, rtol, *, excess=False):
+def deep_errors(alpha, tau, sigma2, depths, rtol, *, excess=False, n_max=_N_MAX):
     """``{t: DeepValue}`` for the depths the contours certify to ``rtol``; the others are
     missing (the caller escalates).  Parameters are assumed validated (``tau > 1``).
 
     ``excess=True`` returns ``E_t - E_inf`` instead (the t-independent residues left out, see
     :func:`floor`), which may be negative: the approach to the floor, resolved at depths where
-    E_t itself equals E_inf to every digit."""
+    E_t itself equals E_inf to every digit.  ``n_max``: the largest trapezoidal rule tried for
+    the sums (a smaller one gives up sooner on depths it cannot certify)."""
     depths = sorted(set(int(t) for t in depths))
     if not depths:
         return {}
@@ -447,7 +455,7 @@ def deep_errors(alpha, tau, sigma2, depths, rtol, *, excess=False):
         if not any(_contour_is_valid(g, m) for m in (max(n, 1024), _N_MAX)):
             continue
         todo, last = list(group), {}
-        while todo and n <= _N_MAX:
+        while todo and n <= n_max:
             values = _depths_at(g, todo, n, excess=excess)
             if values is None:
                 break

@@ -44,6 +44,7 @@ __all__ = [
     "CRITICAL_RTOL",
     "AsymptoticLaw",
     "asymptotic_law",
+    "pole_crossover",
 ]
 
 CRITICAL_RTOL = 1e-9
@@ -348,3 +349,22 @@ def population_error(alpha, sigma2, t, *, log=False):
     if log:
         return float(np.logaddexp(math.log(atom) if atom > 0 else -math.inf, log_cont))
     return atom + (math.exp(log_cont) if total > 0 else 0.0)
+
+
+def pole_crossover(alpha, sigma2):
+    """For ``0 < alpha < 1``: the ``tau_x > tau_c`` at which the paper's Lambda falls to the
+    pole term's rate psi_max = (2 sqrt(alpha) + sigma2) / (alpha + 1 + sigma2).  For
+    ``tau_c < tau < tau_x`` the negative saddle (Result 2 as stated) can lead; beyond it the
+    pole term leads unless a residue at 1/beta is faster.  Lambda decreases in tau and tends to
+    ((2 sqrt(alpha) - sigma2)/(alpha + 1 + sigma2))^2 < psi_max, so the root is unique."""
+    from scipy.optimize import brentq
+
+    alpha, s = domain.alpha(alpha), domain.sigma2(sigma2)
+    if alpha >= 1.0:
+        raise ValueError(f"alpha must be in (0, 1) (the pole term needs alpha < 1), got {alpha!r}")
+    psi_max = (2.0 * math.sqrt(alpha) + s) / (alpha + 1.0 + s)
+    lo = tau_c(alpha, s)
+    hi = 2.0 * lo
+    while decay_rate(alpha, hi, s) > psi_max:
+        hi *= 2.0
+    return float(brentq(lambda tau: decay_rate(alpha, tau, s) - psi_max, lo, hi, xtol=1e-12))

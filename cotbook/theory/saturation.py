@@ -3,8 +3,9 @@
 Result 2 (paper, Section 5): for ``0 < alpha < 1`` and ``tau >= tau_c(alpha, sigma2)`` the error
 converges to the floor ``E_inf = (1 - alpha)(tau - 1)/(tau - 2 - sigma2)``
 (:func:`cotbook.phases.error_floor`), with ``E_t - E_inf ~ K t^-1/2 Lambda^t``, "K a positive
-constant".  Section 5.3 ("Saturation regime") adds that a larger ``alpha`` "may perform better at
-small depths, yet be overtaken at sufficiently large depths by the saturation regime" (Fig. 1C).
+constant" (far above tau_c another law holds, with K < 0: :mod:`cotbook.theory.asymptotics`).
+Section 5.3 ("Saturation regime") adds that a larger ``alpha`` "may perform better at small
+depths, yet be overtaken at sufficiently large depths by the saturation regime" (Fig. 1C).
 
 The initial estimate is ``w_0 = 0``, so ``E_0 = E|w|^2 / D = 1`` (``error_curve(...)[0]``).
 """
@@ -18,7 +19,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks
-from . import closed_form, domain, phases, scaling
+from . import asymptotics, closed_form, domain, phases, scaling
 
 __all__ = [
     "E0",
@@ -73,57 +74,45 @@ def floor_excess_alpha(sigma2):
     return float(brentq(f, 1e-9, 1.0 - 1e-12, xtol=1e-15, rtol=4 * np.finfo(float).eps))
 
 
-def approach(alpha, tau, sigma2, *, t_max=1000, rtol=1e-7, resolution=1e-5):
+def approach(alpha, tau, sigma2, *, resolve=scaling.RESOLVE):
     """How ``E_t`` approaches Result 2's floor ``E_inf`` in the saturation regime.
 
-    ``E_t`` from :func:`cotbook.theory.error_curve` (certified to ``rtol``) up to ``t_max``;
-    ``E_t - E_inf`` is *resolved* where ``|E_t - E_inf| > resolution * E_inf`` (``resolution``
-    must be at least ``100 rtol``).  Returns a dict:
+    ``E_t - E_inf`` is evaluated directly (:func:`cotbook.theory.asymptotics.excess`) at 50
+    geometrically spaced depths up to ``t_law`` (those it cannot certify, next to a change of
+    sign, left out): the first of :data:`cotbook.theory.scaling.FIT_DEPTHS` at or beyond
+    ``resolve * t_scale`` of the law (or the deepest).  Returns a dict:
 
-    ``sign``: sign of ``E_t - E_inf`` at ``t_hi`` (+1: from above, -1: from below);
-    ``t_hi``: last resolved depth; ``t_flip``: last depth ``<= t_hi`` at which the sign changed
-    (0 if it never did); ``lambda_fit``: the rate fitted to ``|E_t - E_inf| = |K| t^g L^t`` on
-    ``[max(t_flip + 2, t_hi // 2), t_hi]`` (:func:`cotbook.scaling.fit_asymptotics`; ``None`` if
-    that window has fewer than 10 depths); ``lambda``, ``lambda_plus``: Result 2's Lambda and the
-    positive-branch rate (:func:`cotbook.phases.rates`); ``floor``: E_inf.
+    ``sign``: sign of ``E_t - E_inf`` at ``t_law`` (+1: from above, -1: from below);
+    ``t_flip``: the first sampled depth after the last change of sign (0 if it never changes);
+    ``law``: the t -> infinity law (:func:`cotbook.theory.phases.asymptotic_law`), whose sign
+    ``sign`` should be; ``t_law``; ``floor``: E_inf.
     """
     alpha = _sat_alpha(alpha)
     tau = domain.tau(tau)
     sigma2 = domain.sigma2(sigma2)
-    t_max = _checks.positive_int("t_max", t_max)
-    rtol = _checks.positive("rtol", rtol)
-    resolution = _checks.positive("resolution", resolution)
-    if resolution < 100 * rtol:
-        raise ValueError(f"resolution must be >= 100 * rtol = {100 * rtol:g}, got {resolution!r}")
+    resolve = _checks.positive("resolve", resolve)
     if phases.regime(alpha, tau, sigma2) != "saturation":
         raise ValueError(
             f"tau must exceed tau_c(alpha, sigma2) = {phases.tau_c(alpha, sigma2):.6g} "
             f"(saturation regime), got {tau!r}"
         )
-    floor = phases.error_floor(alpha, tau, sigma2)
-    diff = closed_form.ridgeless_curve(alpha, tau, sigma2, t_max, rtol=rtol) - floor
-    resolved = np.nonzero(np.abs(diff) > resolution * floor)[0]
-    if resolved.size == 0:
-        raise ValueError(
-            f"E_t - E_inf is below resolution * E_inf = {resolution * floor:.3g} at every depth "
-            f"t <= t_max = {t_max}: there is no approach to measure"
+    law = phases.asymptotic_law(alpha, tau, sigma2)
+    fits = scaling.FIT_DEPTHS
+    t_law = next((t for t in fits if t >= resolve * law.t_scale), fits[-1])
+    sampled = np.unique(np.geomspace(1, t_law, 50).astype(int))
+    e = asymptotics.excess(alpha, tau, sigma2, sampled, drop_uncertified=True, n_max=4096)
+    if e.depths.size == 0 or e.depths[-1] != t_law:
+        raise ArithmeticError(
+            f"E_t - E_inf not certified at t = {t_law} (alpha={alpha!r}, tau={tau!r})"
         )
-    t_hi = int(resolved[-1])
-    flips = np.nonzero(np.sign(diff[1 : t_hi + 1]) != np.sign(diff[:t_hi]))[0]
-    t_flip = int(flips[-1]) + 1 if flips.size else 0
-    t_lo = max(t_flip + 2, t_hi // 2)
-    lam_fit = None
-    if t_hi - t_lo >= 9:
-        lam_fit = scaling.fit_asymptotics(diff + floor, floor, t_lo, t_hi)[0]
-    r = phases.rates(alpha, tau, sigma2)
+    depths, sign = e.depths, e.sign
+    flips = np.nonzero(sign[1:] != sign[:-1])[0]
     return {
-        "sign": int(np.sign(diff[t_hi])),
-        "t_hi": t_hi,
-        "t_flip": t_flip,
-        "lambda_fit": lam_fit,
-        "lambda": r["negative"],
-        "lambda_plus": r["positive"],
-        "floor": floor,
+        "sign": int(sign[-1]),
+        "t_flip": int(depths[flips[-1] + 1]) if flips.size else 0,
+        "law": law,
+        "t_law": t_law,
+        "floor": phases.error_floor(alpha, tau, sigma2),
     }
 
 

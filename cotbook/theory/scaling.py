@@ -5,7 +5,8 @@ Result 3 (paper, Appendix "Derivation of Result 3"): in the overthinking regime,
 ``kappa = d log Lambda / d(tau_c - tau)`` at ``tau_c``, and ``E_{t*} sqrt(t*) -> C_E = K_c e^{1/2}``
 with ``K_c = lim_t E_t sqrt(t)`` on the critical line (alpha > 1, where E_inf = 0).  This module
 computes ``kappa`` and ``K_c`` independently of the optimal-depth search, so the chapter can
-compare the two.
+compare the two.  Result 2's law itself is measured by :func:`result2_rows`, against the law
+derived in :mod:`cotbook.theory.asymptotics`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _checks
-from . import closed_form, domain, phases
+from . import asymptotics, closed_form, domain, phases
+from .asymptotics import AsymptoticLaw, FittedLaw
 
 __all__ = [
     "kappa",
@@ -27,7 +29,8 @@ __all__ = [
     "theorem1_rate",
     "local_exponent",
     "edge_factors",
-    "fit_asymptotics",
+    "RESOLVE",
+    "FIT_DEPTHS",
     "Result2Fit",
     "result2_rows",
 ]
@@ -126,30 +129,11 @@ def edge_factors(alpha, sigma2):
     return 1 - (1 - math.sqrt(alpha)) ** 2 / ac, 1 - (1 + math.sqrt(alpha)) ** 2 / ac
 
 
-def fit_asymptotics(curve, floor, t_lo, t_hi):
-    """Fit ``E_t - floor = K t^gamma Lambda^t`` on ``t_lo <= t <= t_hi`` (Result 2's form).
-
-    Least squares on ``log|E_t - floor| = log|K| + gamma log t + t log Lambda``; the sign of
-    ``E_t - floor`` must not change in the window.  Returns ``(Lambda, gamma, K)``.
-    """
-    curve = _checks.array("curve", curve, ndim=1)
-    floor = _checks.real("floor", floor)
-    t_lo = _checks.positive_int("t_lo", t_lo)
-    t_hi = _checks.positive_int("t_hi", t_hi)
-    if not t_lo + 2 <= t_hi < curve.size:
-        raise ValueError(f"need t_lo + 2 <= t_hi < len(curve) = {curve.size}, got {t_lo}, {t_hi}")
-    t = np.arange(t_lo, t_hi + 1, dtype=float)
-    return _fit(t, curve[t_lo : t_hi + 1], floor)
-
-
-def _fit(t, values, floor):
-    """:func:`fit_asymptotics` on the depths ``t`` (any increasing sample of the window)."""
-    diff = values - floor
-    if not (np.all(diff > 0) or np.all(diff < 0)):
-        raise ValueError("E_t - floor changes sign (or vanishes) in the fit window")
-    design = np.stack([np.ones_like(t), np.log(t), t], axis=1)
-    log_k, gamma, log_lam = np.linalg.lstsq(design, np.log(np.abs(diff)), rcond=None)[0]
-    return float(np.exp(log_lam)), float(gamma), float(np.sign(diff[0]) * np.exp(log_k))
+RESOLVE = 50
+"""A fit at depth ``t`` measures the law only if ``t >= RESOLVE * t_scale`` (the depth
+beyond which :func:`~cotbook.theory.asymptotics.asymptotic_law` says its term leads)."""
+FIT_DEPTHS = (1000, 2000, 5000, 10000, 20000)
+"""Depths at which :func:`result2_rows` fits the law (the first that resolves it)."""
 
 
 class Result2Fit(NamedTuple):
@@ -159,73 +143,50 @@ class Result2Fit(NamedTuple):
     """``tau / tau_c``."""
     tau: float
     regime: str
-    rate_fit: float
-    """Fitted ``Lambda`` of ``E_t - E_inf ~ K t^gamma Lambda^t``."""
+    law: AsymptoticLaw
+    """The law derived from the singularities (:func:`cotbook.theory.phases.asymptotic_law`)."""
     rate_paper: float
-    """The paper's ``Lambda`` (negative branch)."""
-    rate_plus: float
-    """The positive-branch rate ``Lambda_+``."""
-    power_fit: float
-    """Fitted ``gamma`` (Result 2: -1/2)."""
-    sign_K: int
-    t_lo: int
-    t_hi: int
+    """The paper's ``Lambda`` (negative saddle)."""
+    fit: FittedLaw | None
+    """Three-point fit of ``E_t - E_inf`` at ``t_fit`` (``None``: not certified there)."""
+    t_fit: int
+    resolves: bool
+    """``t_fit >= resolve * law.t_scale``: the fit measures the law (else a pre-asymptotic
+    stretch of the curve)."""
 
 
-_DENSE_T = 1000  # result2_rows: every depth up to here, then a sample
-
-
-def result2_rows(
-    alpha, sigma2, factors, *, t_max=1000, rtol=1e-7, resolution=1e-4, step=5
-) -> list[Result2Fit]:
+def result2_rows(alpha, sigma2, factors, *, resolve=RESOLVE, rtol=1e-6) -> list[Result2Fit]:
     """Result 2 measured at ``tau = factor * tau_c(alpha, sigma2)`` for each factor.
 
-    ``E_t`` is certified to ``rtol``, at every depth up to 1000 (the curve) and at every
-    ``step``-th depth beyond (single depths, :func:`~cotbook.theory.closed_form.errors_at`:
-    the contours make t_max = 5000 cheap at sigma2 = 0.01).  The fit window ends at ``t_max``
-    or where ``|E_t - E_inf|`` falls below ``resolution * max(E_inf, E_t)`` (so the difference
-    keeps at least three certified digits) or ``E_t`` below 1e-290 (the float64 floor), and
-    starts at a quarter of its end or after the last change of sign of ``E_t - E_inf``,
-    whichever is later.
-
-    One :class:`Result2Fit` per factor.
+    ``E_t - E_inf`` is evaluated directly (:func:`cotbook.theory.asymptotics.excess`,
+    certified to ``rtol``) and the law's three parameters are fitted through the depths
+    ``t - t/8, t, t + t/8`` (:func:`~cotbook.theory.asymptotics.local_law`) at the first depth
+    ``t`` of :data:`FIT_DEPTHS` at or beyond ``resolve * t_scale``, or at the deepest certified
+    one, marked as not resolving the law.  One :class:`Result2Fit` per factor.
     """
-    step = _checks.positive_int("step", step)
-    dense = min(t_max, _DENSE_T)
-    depths = np.concatenate([np.arange(dense + 1), np.arange(dense + step, t_max + 1, step)])
+    resolve = _checks.positive("resolve", resolve)
     rows = []
     for factor in factors:
         tau = _checks.positive("factor", factor) * phases.tau_c(alpha, sigma2)
-        curve = closed_form.ridgeless_curve(alpha, tau, sigma2, dense, rtol=rtol)
-        if t_max > dense:
-            deep = closed_form.errors_at(alpha, tau, sigma2, depths[dense + 1 :], rtol=rtol)
-            curve = np.concatenate([curve, deep])
-        floor = phases.error_floor(alpha, tau, sigma2)
-        diff = curve - floor
-        big = (np.abs(diff) > resolution * np.maximum(floor, curve)) & (curve > 1e-290)
-        hi = int(np.nonzero(big)[0][-1])
-        t_hi = int(depths[hi])
-        changes = np.nonzero(np.diff(np.sign(diff[: hi + 1])))[0]
-        t_lo = max(t_hi // 4, int(depths[changes[-1]]) + 2 if changes.size else 1)
-        if t_hi - t_lo < 10:
-            raise ValueError(
-                f"no fit window at factor={factor}: |E_t - E_inf| resolvable only up to t={t_hi}"
-            )
-        window = (depths >= t_lo) & (depths <= t_hi)
-        lam_fit, gamma, k = _fit(depths[window].astype(float), curve[window], floor)
-        r = phases.rates(alpha, tau, sigma2)
+        law = phases.asymptotic_law(alpha, tau, sigma2)
+        wanted = [t for t in FIT_DEPTHS if t >= resolve * law.t_scale][:1] or [FIT_DEPTHS[-1]]
+        fit, t_fit = None, wanted[0]
+        for t in [wanted[0], *sorted((t for t in FIT_DEPTHS if t < wanted[0]), reverse=True)]:
+            try:
+                fit, t_fit = asymptotics.local_law(alpha, tau, sigma2, t, rtol=rtol), t
+                break
+            except ArithmeticError:
+                continue
         rows.append(
             Result2Fit(
                 factor,
                 tau,
                 phases.regime(alpha, tau, sigma2),
-                lam_fit,
-                r["negative"],
-                r["positive"],
-                gamma,
-                int(np.sign(k)),
-                t_lo,
-                t_hi,
+                law,
+                phases.decay_rate(alpha, tau, sigma2),
+                fit,
+                t_fit,
+                fit is not None and t_fit >= resolve * law.t_scale,
             )
         )
     return rows

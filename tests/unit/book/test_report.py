@@ -34,6 +34,13 @@ def test_table_aligns_and_formats(capsys):
         report.table(["name", "x"], [], ["{}"])
 
 
+def test_markdown_renders_the_same_cells():
+    md = report.markdown(["name", "$x$"], [["a", 0.5], ["bbb", 12]], ["{}", "{:.1%}"])
+    assert md.data == "| name | $x$ |\n|---:|---:|\n| a | 50.0% |\n| bbb | 12 |"
+    with pytest.raises(ValueError, match="every row must have 2 entries"):
+        report.markdown(["name", "x"], [["a"]])
+
+
 def test_bound():
     assert report.bound(3e-13) == "< 1e-12"
     assert report.bound(3e-12) == "< 1e-11"
