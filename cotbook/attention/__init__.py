@@ -9,11 +9,12 @@ Modules (each has one job):
 - :mod:`._kernels`  -- the fused CPU kernels (numba) behind :mod:`.layer`.
 - :mod:`.grid`      -- the Figure 2 runs: :class:`~.grid.GridSpec`, the sensitivity study.
 - :mod:`.regimes`   -- reading those runs: regimes, the paper's statements, references.
+- :mod:`.versus_theory` -- trained linear attention against Result 1, quantitatively.
 - :mod:`.structure` -- what fully learned linear attention learns (Appendix A figure).
 """
 
-from . import grid, layer, regimes, structure
+from . import grid, layer, regimes, structure, versus_theory
 from .layer import *  # noqa: F403  (the layer's public names are this wing's face)
 from .layer import __all__ as _layer_all
 
-__all__ = ["grid", "layer", "regimes", "structure", *_layer_all]
+__all__ = ["grid", "layer", "regimes", "structure", "versus_theory", *_layer_all]

@@ -17,6 +17,14 @@ from ..theory import phases
 from . import layer
 
 __all__ = [
+    "RISE",
+    "FLOOR",
+    "Rule",
+    "RULE",
+    "RISES",
+    "FLOORS",
+    "HORIZONS",
+    "rule_variants",
     "theory_regime",
     "STATISTICS",
     "curves",
@@ -32,7 +40,85 @@ __all__ = [
     "Claim",
     "claims",
     "sensitivity_table",
+    "Robustness",
+    "rule_sensitivity",
+    "robust_verdict",
+    "robust_summary",
+    "count_ranges",
 ]
+
+RISE = 1.1
+"""Overthinking threshold: a curve overthinks if its error at the horizon exceeds the curve's
+minimum by more than this factor -- it has turned up past an optimal depth (Section 5.1)."""
+
+FLOOR = 0.1
+"""Decay threshold: a curve that does not overthink decays if its error at the horizon is below
+this fraction of ``E_0`` -- it tends to zero (the exponential regime of Result 2), rather than
+levelling off at a floor comparable to ``E_0`` (the saturation regime, Section 5.3)."""
+
+
+class Rule(NamedTuple):
+    """The classification rule of a measured error curve (:func:`regime_of_curve`)."""
+
+    rise: float = RISE
+    """Overthinking: ``E_T > rise * min_t E_t``; a number ``>= 1``."""
+    floor: float = FLOOR
+    """Decay: ``E_T < floor * E_0``; a number in ``(0, 1)``."""
+    horizon: int | None = None
+    """The depth ``T`` the curve is read up to; ``None``: every saved depth."""
+
+
+RULE = Rule()
+"""The book's rule: :data:`RISE`, :data:`FLOOR`, the whole saved curve (``t <= 40`` on the
+Figure 2 grid)."""
+
+RISES = (1.05, 1.1, 1.5, 2.0)
+"""Overthinking thresholds of the sensitivity study (:func:`rule_sensitivity`)."""
+FLOORS = (0.025, 0.05, 0.1, 0.2)
+"""Decay thresholds (fractions of ``E_0``) of the sensitivity study."""
+HORIZONS = (20, 30, 40)
+"""Depth horizons of the sensitivity study: the paper's heatmap depth, the public code's last
+depth (about 30) and the deepest saved depth."""
+
+
+def _rule(rule) -> Rule:
+    """``rule`` validated: a :class:`Rule` with ``rise >= 1``, ``0 < floor < 1`` and an integer
+    ``horizon >= 2`` or ``None``."""
+    if not isinstance(rule, Rule):
+        raise ValueError(f"rule must be a regimes.Rule, got {rule!r}")
+    rise = _checks.real("rule.rise", rule.rise, "a finite number >= 1")
+    if rise < 1:
+        raise ValueError(f"rule.rise must be a finite number >= 1, got {rule.rise!r}")
+    floor = _checks.real("rule.floor", rule.floor, "a finite number in (0, 1)")
+    if not 0 < floor < 1:
+        raise ValueError(f"rule.floor must be a finite number in (0, 1), got {rule.floor!r}")
+    horizon = rule.horizon
+    if horizon is not None:
+        horizon = _checks.positive_int("rule.horizon", horizon)
+        if horizon < 2:
+            raise ValueError(f"rule.horizon must be an integer >= 2 or None, got {horizon}")
+    return Rule(rise, floor, horizon)
+
+
+def rule_variants(rises=RISES, floors=FLOORS, horizons=HORIZONS) -> list[Rule]:
+    """Every :class:`Rule` of the sensitivity study: each ``rise`` with each ``floor`` and each
+    ``horizon`` (default: :data:`RISES` x :data:`FLOORS` x :data:`HORIZONS`, 48 rules).
+
+    Examples
+    --------
+    >>> rules = rule_variants()
+    >>> len(rules), rules[0]
+    (48, Rule(rise=1.05, floor=0.025, horizon=20))
+    """
+    rules = [
+        _rule(Rule(rise, floor, horizon))
+        for rise in rises
+        for floor in floors
+        for horizon in horizons
+    ]
+    if not rules:
+        raise ValueError("rises, floors and horizons must each hold at least one value")
+    return rules
 
 
 def theory_regime(L, M, D):
@@ -58,17 +144,12 @@ def curves(data, model, mask="history", statistic="mean"):
     return np.asarray(data[STATISTICS[statistic]][model][mask], dtype=float)
 
 
-def regime_map(spec, data, model, mask="history", *, statistic="mean", horizon=None):
+def regime_map(spec, data, model, mask="history", *, statistic="mean", rule=RULE):
     """``(measured, theory)``: for every ``(L, M)`` of the grid, :func:`regime_of_curve` of the
-    trial-mean curve of ``statistic`` (:func:`curves`) up to depth ``horizon`` (default: all
-    saved depths) and :func:`theory_regime`, as nested lists ``[L][M]``."""
+    trial-mean curve of ``statistic`` (:func:`curves`) under ``rule`` (:class:`Rule`) and
+    :func:`theory_regime`, as nested lists ``[L][M]``."""
     mean, _ = mean_sem(curves(data, model, mask, statistic))
-    if horizon is not None:
-        horizon = _checks.positive_int("horizon", horizon)
-        if horizon < 2 or horizon >= mean.shape[-1]:
-            raise ValueError(f"horizon must be in [2, {mean.shape[-1] - 1}], got {horizon}")
-        mean = mean[..., : horizon + 1]
-    measured = [[regime_of_curve(curve) for curve in row] for row in mean]
+    measured = [[regime_of_curve(curve, rule) for curve in row] for row in mean]
     theory = [[theory_regime(L, M, spec.settings["D"]) for M in spec.Ms] for L in spec.Ls]
     return measured, theory
 
@@ -98,17 +179,18 @@ def regime_counts(measured):
     }
 
 
-def finite_d_regime_map(spec, *, trials=5, test_designs=8, seed=0, statistic="mean"):
+def finite_d_regime_map(spec, *, trials=5, test_designs=8, seed=0, statistic="mean", rule=RULE):
     """The simplified model (paper, Section 3: only ``A`` learned, by ridge) simulated at the
     experiments' own ``D`` (:func:`cotbook.simulation.simulated_curve`, ``alpha = L/D``,
     ``tau = M/D``, the grid's ``lam`` and ``sigma2``, ``t_max``) and classified by
-    :func:`regime_of_curve` like the trained layers: nested lists ``[L][M]``.
+    :func:`regime_of_curve` under ``rule`` like the trained layers: nested lists ``[L][M]``.
 
     ``statistic``: ``"mean"`` over the ``trials`` pretraining sets (each averaged over
     ``test_designs`` designs), as the trained layers' curves are averaged, or ``"median"`` over
     them (the typical pretraining set).  Result 2 is a ``D -> infinity`` statement; this is what
     the same model does at ``D = 50``, where ``M <= D`` is allowed (``lam > 0``)."""
     trials = _checks.positive_int("trials", trials)
+    _rule(rule)
     if statistic not in ("mean", "median"):
         raise ValueError(f"statistic must be 'mean' or 'median', got {statistic!r}")
     D, lam, sigma2 = (spec.settings[k] for k in ("D", "lam", "sigma2"))
@@ -127,7 +209,8 @@ def finite_d_regime_map(spec, *, trials=5, test_designs=8, seed=0, statistic="me
         ).per_trial
         return np.mean(per_trial, axis=0) if statistic == "mean" else np.median(per_trial, axis=0)
 
-    return [[regime_of_curve(curve(L, M)) for M in spec.Ms] for L in spec.Ls]
+    rule = _rule(rule)
+    return [[regime_of_curve(curve(L, M), rule) for M in spec.Ms] for L in spec.Ls]
 
 
 class MeanSem(NamedTuple):
@@ -145,27 +228,47 @@ def mean_sem(E) -> MeanSem:
     return MeanSem(E.mean(axis=-2), sem)
 
 
-def regime_of_curve(curve, *, rise=1.1, decay=0.5):
-    """Classify a measured ``E_t`` curve (t = 0..T) the way Figure 2's line styles do.
+def regime_of_curve(curve, rule=RULE):
+    """Classify a measured ``E_t`` curve (t = 0..T, ``T`` the ``rule``'s horizon, default the
+    last saved depth) by the meaning of the paper's regimes (Section 5: Result 2's decay and
+    saturation, Result 3's overthinking), as Figure 2's line styles do.
 
-    - ``"overthinking"``: the error at ``T`` exceeds its minimum by more than ``rise`` times;
-    - ``"decay"``: otherwise, if ``E_T < decay * E_{T//2}`` (still falling markedly);
-    - ``"saturation"``: otherwise (a plateau at long depth).
+    - ``"overthinking"``: ``E_T > rule.rise * min_{t <= T} E_t`` (it turned up after a best
+      depth);
+    - ``"decay"``: otherwise, if ``E_T < rule.floor * E_0`` (it tends to zero);
+    - ``"saturation"``: otherwise (it levels off at a floor comparable to ``E_0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.arange(41)
+    >>> regime_of_curve(2 * 0.8**t), regime_of_curve(0.5 + 1.5 * 0.8**t)
+    ('decay', 'saturation')
+    >>> regime_of_curve(2 * 0.8**t + 1e-3 * 1.2**t)
+    'overthinking'
     """
+    rule = _rule(rule)
     curve = np.asarray(curve, dtype=float)
     if curve.ndim != 1 or curve.size < 3 or not np.all(np.isfinite(curve)):
         raise ValueError("curve must be a finite 1-d array of at least 3 errors")
-    if curve[-1] > rise * curve.min():
+    if rule.horizon is not None:
+        if rule.horizon >= curve.size:
+            raise ValueError(
+                f"rule.horizon must be in [2, {curve.size - 1}] for this curve, got {rule.horizon}"
+            )
+        curve = curve[: rule.horizon + 1]
+    if curve[-1] > rule.rise * curve.min():
         return "overthinking"
-    if curve[-1] < decay * curve[curve.size // 2]:
+    if curve[-1] < rule.floor * curve[0]:
         return "decay"
     return "saturation"
 
 
-def representatives(spec, data, model, mask="history", statistic="mean"):
-    """``{regime: (i, j)}``: for each regime measured on ``statistic``, the grid cell showing it
-    at the largest ``M`` (then the middle ``L``) -- the curves drawn in Figure 2B/2D."""
-    measured, _ = regime_map(spec, data, model, mask, statistic=statistic)
+def representatives(spec, data, model, mask="history", statistic="mean", rule=RULE):
+    """``{regime: (i, j)}``: for each regime measured on ``statistic`` under ``rule``, the grid
+    cell showing it at the largest ``M`` (then the middle ``L``) -- the curves drawn in Figure
+    2B/2D."""
+    measured, _ = regime_map(spec, data, model, mask, statistic=statistic, rule=rule)
     cells = {}
     for regime in ("decay", "overthinking", "saturation"):
         found = [
@@ -190,17 +293,34 @@ class Claim(NamedTuple):
     """Whether the measurement supports the statement (criteria in :func:`claims`)."""
 
 
-def claims(spec, data, model, mask="history", t=20, statistic="mean"):
-    """The paper's statements about Figure 2, each measured on the grid of ``model`` with the
-    trial means of ``statistic`` (:func:`curves`).
+def claims(spec, data, model, mask="history", t=20, statistic="mean", rule=RULE):
+    """The paper's statements about Figure 2 (Section 6), each measured on the grid of
+    ``model`` with the trial means of ``statistic`` (:func:`curves`), regimes by ``rule``.
 
-    Returns a list of :class:`Claim`; ``holds`` is computed from the measurement (criteria in
-    the chapter).
+    Criteria (``T`` the rule's horizon): all three regimes among the cells; overthinking cells
+    more frequent in the smaller half of the ``M`` values than in the larger; at the largest
+    ``M``, saturation at every ``L`` below every decaying ``L`` (both present); ``E_t``
+    non-increasing in ``L`` along the decaying cells at the largest ``M`` (at least two); the
+    best depth ``t* = argmin_{t <= T} E_t`` non-decreasing in ``M`` along each ``L`` with at
+    least two overthinking cells; at least one overthinking cell ending (``t = T``) above a
+    saturating cell with fewer examples.
+
+    Returns a list of :class:`Claim`, the headline ("all three regimes appear") first.
     """
-    Ls, Ms = list(spec.Ls), list(spec.Ms)
+    rule = _rule(rule)
     mean, _ = mean_sem(curves(data, model, mask, statistic))
-    measured, _ = regime_map(spec, data, model, mask, statistic=statistic)
-    kinds = np.array(measured)
+    t = _checks.nonneg_int("t", t)
+    if t >= mean.shape[-1]:
+        raise ValueError(f"t must be in [0, {mean.shape[-1] - 1}], got {t}")
+    measured, _ = regime_map(spec, data, model, mask, statistic=statistic, rule=rule)
+    if rule.horizon is not None:
+        mean = mean[..., : rule.horizon + 1]
+    return _claims(list(spec.Ls), list(spec.Ms), mean, np.array(measured), t)
+
+
+def _claims(Ls, Ms, mean, kinds, t):
+    """:func:`claims` from the trial-mean curves ``mean[L][M][t]`` (cut at the horizon) and the
+    regimes ``kinds[L][M]``."""
     half = len(Ms) // 2
     low = float(np.mean(kinds[:, :half] == "overthinking"))
     high = float(np.mean(kinds[:, half:] == "overthinking"))
@@ -259,11 +379,13 @@ def claims(spec, data, model, mask="history", t=20, statistic="mean"):
     ]
 
 
-def sensitivity_table(spec, data, model, t=20):
-    """Rows ``[variant, (L, M), E_t history, E_t examples, regimes]`` for one model: the
+def sensitivity_table(spec, data, model, t=20, rule=RULE):
+    """Rows ``[variant, (L, M), E_t history, E_t examples, regimes]`` for one model of the
+    protocol-sensitivity study (:class:`~cotbook.attention.grid.SensitivitySpec`): the
     trial-mean error (mean over test tasks) at depth ``t`` under both masks, and the regime of
-    each trial-mean curve, written ``mean history / mean examples / median history / median
-    examples`` with D decay, O overthinking, S saturation."""
+    each trial-mean curve by ``rule``, written ``mean history / mean examples / median history /
+    median examples`` with D decay, O overthinking, S saturation."""
+    rule = _rule(rule)
     rows = []
     for name in data["E"]:
         for k, point in enumerate(spec.points):
@@ -274,7 +396,7 @@ def sensitivity_table(spec, data, model, t=20):
                 for statistic, key in STATISTICS.items()
                 for mask in layer.MASKS
             }
-            kinds = [regime_of_curve(curve)[0].upper() for curve in means.values()]
+            kinds = [regime_of_curve(curve, rule)[0].upper() for curve in means.values()]
             rows.append(
                 [
                     name,
@@ -286,3 +408,82 @@ def sensitivity_table(spec, data, model, t=20):
             )
     headers = ["variant", "(L, M)", f"E_{t} history", f"E_{t} examples", "regimes"]
     return headers, rows
+
+
+class Robustness(NamedTuple):
+    """How one statement of :func:`claims` fares over the variants of the rule."""
+
+    statement: str
+    holds_in: int
+    """Rule variants under which the statement holds."""
+    variants: int
+    """Rule variants tried."""
+    by_default: bool
+    """Whether it holds under the book's rule :data:`RULE`."""
+
+
+def rule_sensitivity(spec, data, model, mask="history", *, statistic="mean", t=20, rules=None):
+    """The Figure 2 statements (:func:`claims`, Section 6) under every rule of ``rules``
+    (default :func:`rule_variants`: 4 rises x 4 floors x 3 horizons): for each statement, in how
+    many of the rules it holds, as a list of :class:`Robustness` in the order of
+    :func:`claims`."""
+    rules = rule_variants() if rules is None else [_rule(r) for r in rules]
+    if not rules:
+        raise ValueError("rules must hold at least one Rule")
+    held = None
+    for rule in rules:
+        found = claims(spec, data, model, mask, t=t, statistic=statistic, rule=rule)
+        held = [0] * len(found) if held is None else held
+        held = [k + bool(c.holds) for k, c in zip(held, found, strict=True)]
+    default = claims(spec, data, model, mask, t=t, statistic=statistic, rule=RULE)
+    return [
+        Robustness(c.statement, k, len(rules), bool(c.holds))
+        for c, k in zip(default, held, strict=True)
+    ]
+
+
+def robust_verdict(robustness) -> tuple[bool, dict[str, bool]]:
+    """``(holds, caveats)`` for :func:`cotbook.book.ledger.verdict` from a
+    :func:`rule_sensitivity` list (headline first): a statement that holds under every rule
+    holds; one that holds under none fails (the headline: the claim is not reproduced; any
+    other: a caveat "not seen under any rule"); one that holds under some rules only is a
+    caveat that says so, and for the headline the book's rule :data:`RULE` decides."""
+    robustness = list(robustness)
+    if not robustness or not all(isinstance(r, Robustness) for r in robustness):
+        raise ValueError("robustness must be a non-empty list of regimes.Robustness")
+    head, *rest = robustness
+    caveats = {}
+    for r in (head, *rest):
+        if 0 < r.holds_in < r.variants:
+            caveats[
+                f"{r.statement}: depends on the classification rule, "
+                f"holds in {r.holds_in} of {r.variants} variants"
+            ] = True
+        elif r.holds_in == 0 and r is not head:
+            caveats[f"{r.statement}: not seen under any rule variant"] = True
+    return head.holds_in == head.variants or (head.holds_in > 0 and head.by_default), caveats
+
+
+def robust_summary(robustness) -> str:
+    """One line on a :func:`rule_sensitivity` list: how many statements hold under every rule
+    variant, and how many more under some."""
+    robustness = list(robustness)
+    if not robustness or not all(isinstance(r, Robustness) for r in robustness):
+        raise ValueError("robustness must be a non-empty list of regimes.Robustness")
+    every = sum(r.holds_in == r.variants for r in robustness)
+    some = sum(0 < r.holds_in < r.variants for r in robustness)
+    text = f"{every} of {len(robustness)} under all {robustness[0].variants} rule variants"
+    return text + (f", {some} more under some" if some else "")
+
+
+def count_ranges(spec, data, model, mask="history", *, statistic="mean", rules=None):
+    """``{regime: (fewest, most)}``: the range of :func:`regime_counts` over ``rules`` (default
+    :func:`rule_variants`) -- how many cells each regime takes under the rule variants."""
+    rules = rule_variants() if rules is None else [_rule(r) for r in rules]
+    if not rules:
+        raise ValueError("rules must hold at least one Rule")
+    counts = [
+        regime_counts(regime_map(spec, data, model, mask, statistic=statistic, rule=r)[0])
+        for r in rules
+    ]
+    return {k: (min(c[k] for c in counts), max(c[k] for c in counts)) for k in counts[0]}

@@ -18,6 +18,7 @@ __all__ = [
     "REGIME_STYLES",
     "attention_grid",
     "regime_curves",
+    "versus_theory",
 ]
 
 
@@ -182,4 +183,19 @@ def regime_curves(ax, curves):
             raise ValueError(f"regime must be one of {sorted(REGIME_STYLES)}, got {regime!r}")
         error_curve(ax, mean, sem, label=f"{label} ({regime})", ls=REGIME_STYLES[regime], lw=1.2)
     ax.legend(fontsize=7)
+    return ax
+
+
+def versus_theory(ax, curves):
+    """``{label: (mean, sem, theory)}``: each trained ``E_t`` (solid, SEM bars) with the
+    theory's curve ``theory`` dashed in the same colour (``None``: no theory drawn)."""
+    for label, (mean, sem, theory) in curves.items():
+        error_curve(ax, mean, sem, label=label, lw=1.2)
+        if theory is not None:
+            color = ax.containers[-1][0].get_color()  # the errorbar's data line
+            theory = _checks.array("theory", theory, ndim=1)
+            ax.plot(np.arange(theory.size), theory, ls="--", lw=1.0, color=color)
+    (key,) = ax.plot([], [], "k--", lw=1.0)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend([*handles, key], [*labels, "theory"], fontsize=7)
     return ax

@@ -104,3 +104,17 @@ def test_phase_heatmap_draws_grid_and_critical_line():
     with pytest.raises(ValueError, match="grid must have shape"):
         plotting.phase_heatmap(ax, alphas, taus, grid[:2], 0.01)
     plt.close(fig)
+
+
+def test_versus_theory_draws_the_theory_dashed_in_the_curve_colour():
+    fig, ax = plt.subplots()
+    trained, theory = np.array([2.0, 1.0, 0.6]), np.array([2.0, 0.9, 0.5])
+    plotting.versus_theory(
+        ax, {"a": (trained, np.zeros(3), theory), "b": (trained / 2, np.zeros(3), None)}
+    )
+    dashed = [line for line in ax.lines if line.get_linestyle() == "--"]
+    assert len(dashed) == 2  # the theory of "a" and the legend's key
+    np.testing.assert_array_equal(dashed[0].get_ydata(), theory)
+    assert dashed[0].get_color() == ax.containers[0][0].get_color()
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "theory"]
+    plt.close(fig)
