@@ -103,17 +103,40 @@ def _simulate(args) -> int:
 
 
 def _experiments(args) -> int:
-    from .attention import grid, layer
+    from .attention import grid, instability, layer
 
-    jobs = {
-        "grid": ("attention_grid", grid.GRID_SCALES, grid.GridSpec),
-        "sensitivity": ("attention_sensitivity", grid.SENSITIVITY_SCALES, grid.SensitivitySpec),
+    jobs = {  # --only name: (record, scales, spec class, module with run_unit and assemble)
+        "grid": ("attention_grid", grid.GRID_SCALES, grid.GridSpec, grid),
+        "sensitivity": (
+            "attention_sensitivity",
+            grid.SENSITIVITY_SCALES,
+            grid.SensitivitySpec,
+            grid,
+        ),
+        "instability": (
+            "attention_instability",
+            instability.SCALES,
+            instability.InstabilitySpec,
+            instability,
+        ),
     }
-    for what in [args.only] if args.only else list(jobs):
-        name, scales, kind = jobs[what]
+    chosen = [args.only] if args.only else [w for w in jobs if args.scale in jobs[w][1]]
+    for what in chosen:
+        if args.scale not in jobs[what][1]:
+            raise SystemExit(
+                f"--scale {args.scale} is not a scale of {what}: {sorted(jobs[what][1])}"
+            )
+    for what in chosen:
+        name, scales, kind, module = jobs[what]
         spec = kind.from_dict(dict(scales[args.scale].to_dict(), seed=args.seed))
         _study(
-            name, args.scale, spec, grid.run_unit, grid.assemble, args, device=str(layer.device())
+            name,
+            args.scale,
+            spec,
+            module.run_unit,
+            module.assemble,
+            args,
+            device=str(layer.device()),
         )
     return 0
 
@@ -225,7 +248,7 @@ def main(argv=None) -> int:
         "study.  Scales: " + _scales_help(_EXPERIMENT_TIMES, ("paper",)),
     )
     p.add_argument("--scale", choices=list(_EXPERIMENT_TIMES), default="book", help=_SCALE_HELP)
-    p.add_argument("--only", choices=["grid", "sensitivity"], help="(default: both)")
+    p.add_argument("--only", choices=["grid", "sensitivity", "instability"], help="(default: all)")
     p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
     _add_output_options(p)
     p.set_defaults(run=_experiments)

@@ -106,6 +106,21 @@ RESULTS = {
             "python -m cotbook experiments --scale paper --only sensitivity",
         ),
         ResultSpec(
+            "attention_instability",
+            "paper",
+            (
+                "cotbook.attention.layer",
+                "cotbook.attention._kernels",
+                "cotbook.attention.instability",
+                "cotbook.tasks",
+                "cotbook.simulation.pretrain",
+                "cotbook.simulation.simulate",
+                "cotbook.theory.phases",
+                *_THEORY_ENGINE,
+            ),
+            "python -m cotbook experiments --scale paper --only instability",
+        ),
+        ResultSpec(
             "attention_benchmark",
             "paper",
             (*_ATTENTION, "cotbook.bench"),

@@ -146,7 +146,7 @@ def test_bench_command_prints_key_value_lines(monkeypatch, capsys):
     assert capsys.readouterr().out == "speed_ratio: 1234.5\nfour_panel_D500_s: 7.0\n"
 
 
-def test_experiments_command_saves_grid_and_sensitivity(tmp_path, capsys):
+def test_experiments_command_saves_every_study(tmp_path, capsys):
     from cotbook.book import results
 
     assert cli.main(["experiments", "--scale", "tiny", "--seed", "2", "--out", str(tmp_path)]) == 0
@@ -158,7 +158,10 @@ def test_experiments_command_saves_grid_and_sensitivity(tmp_path, capsys):
     sens = results.load("attention_sensitivity", directory=tmp_path)
     assert set(sens.data["E"]) == {"paper", "merged W"}
     assert np.asarray(sens.data["E"]["merged W"]["linear"]["examples"]).shape == (1, 1, 5)
-    assert capsys.readouterr().out.count("saved") == 2
+    inst = results.load("attention_instability", directory=tmp_path)
+    assert set(inst.data) == {"grid", "dims", "sigma2s"} and inst.config["seed"] == 2
+    assert np.asarray(inst.data["grid"]["trained"]["unstable"]).shape == (2, 2)
+    assert capsys.readouterr().out.count("saved") == 3
 
 
 def test_interrupted_grid_resumes_to_identical_data(tmp_path, monkeypatch):
