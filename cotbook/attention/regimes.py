@@ -32,6 +32,7 @@ __all__ = [
     "unstable_share",
     "regime_agreement",
     "regime_counts",
+    "classify",
     "finite_d_regime_map",
     "MeanSem",
     "mean_sem",
@@ -170,6 +171,16 @@ def regime_agreement(measured, theory):
         if t is not None
     ]
     return sum(m == t for m, t in pairs), len(pairs)
+
+
+def classify(curves, rule=None):
+    """:func:`regime_of_curve` under ``rule`` (default :data:`RULE`) of every curve of a nested
+    ``[L][M][t]`` list or array: nested lists ``[L][M]`` (e.g. the simplified model's curves
+    of :mod:`cotbook.attention.instability`)."""
+    rule = RULE if rule is None else rule
+    return [
+        [regime_of_curve(np.asarray(curve, dtype=float), rule) for curve in row] for row in curves
+    ]
 
 
 def regime_counts(measured):

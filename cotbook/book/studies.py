@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..attention import grid as attention_grid
+from ..attention import instability as attention_instability
 from ..simulation import finite_size as fs
 from ..theory import numerics
 from . import results
@@ -19,6 +20,7 @@ __all__ = [
     "Study",
     "grid",
     "sensitivity",
+    "instability",
     "simulation",
     "simulation_precision",
     "accuracy",
@@ -95,6 +97,19 @@ def sensitivity() -> Study | None:
         "attention_sensitivity",
         attention_grid.SensitivitySpec.from_dict,
         lambda spec: f"points (L, M) = {[list(p) for p in spec.points]}, {spec.trials} trials",
+    )
+
+
+def instability() -> Study | None:
+    """The saved instability study (:mod:`cotbook.attention.instability`), or ``None``."""
+    return _saved(
+        "attention_instability",
+        attention_instability.InstabilitySpec.from_dict,
+        lambda spec: (
+            f"{len(spec.Ls)} x {len(spec.Ms)} grid at D = {spec.D}, {spec.tasks} test tasks "
+            f"per cell; D = {list(spec.dims)} and sigma2 = {list(spec.sigma2s)} at "
+            f"(alpha, tau) = {spec.point}"
+        ),
     )
 
 

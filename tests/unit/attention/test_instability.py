@@ -81,3 +81,10 @@ def test_bad_input():
         instability.run_unit(instability.SCALES["tiny"], "grid/L=7")
     with pytest.raises(ValueError, match="A must have shape"):
         instability.simplified_maps(np.eye(3), np.zeros((1, 4, 5)))
+
+
+def test_classify_reads_nested_curves():
+    from cotbook.attention import regimes
+
+    curves = [[[2.0, 1.0, 0.1], [2.0, 1.5, 1.4]], [[2.0, 1.0, 3.0], [2.0, 1.9, 1.9]]]
+    assert regimes.classify(curves) == [["decay", "saturation"], ["overthinking", "saturation"]]
