@@ -78,14 +78,16 @@ def table(headers, rows, fmt="{:.3g}") -> None:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
 
 
-def markdown(headers, rows, fmt="{:.3g}"):
+def markdown(headers, rows, fmt="{:.3g}", *, title=None):
     """``rows`` under ``headers`` as a rendered (Markdown) table, for a chapter to display:
-    headers may hold math (``$\\Lambda$``); cells are formatted as by :func:`table`."""
+    headers may hold math (``$\\Lambda$``); cells are formatted as by :func:`table`; ``title``
+    (optional) is a bold line above the table, in the same output."""
     from IPython.display import Markdown  # only chapters (inside a kernel) render
 
     headers = [str(h) for h in headers]
     cells = _cells(headers, rows, fmt)
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---:|" * len(headers)]
+    lines = [f"**{title}**", ""] if title else []
+    lines += ["| " + " | ".join(headers) + " |", "|" + "---:|" * len(headers)]
     lines += ["| " + " | ".join(r) + " |" for r in cells]
     return Markdown("\n".join(lines))
 
