@@ -4,7 +4,8 @@
   failing if one takes longer than its budget; the phase-diagram chapter also refreshes the
   figure README.md shows.
 - ``simulate``: the theory-vs-simulation study (Appendix E figure).
-- ``experiments``: trained attention over the (L, M) grid (Figure 2) and the sensitivity study.
+- ``experiments``: trained attention over the (L, M) grid (Figure 2) and the sensitivity study;
+  ``--only softmax``: what trained softmax attention learns, under the untried protocols.
 - ``bench {theory,simulate,accuracy,attention}``: timings; ``accuracy`` and ``attention`` save
   a record.
 
@@ -29,7 +30,7 @@ _SIMULATE_TIMES = {"tiny": "1 s", "book": "40 s", "paper": "3 min", "precision":
 _EXPERIMENT_TIMES = {
     "tiny": "5 s",
     "book": "2 min",
-    "paper": "grid 21 min + sensitivity 5 min",
+    "paper": "grid 21 min + sensitivity 5 min + softmax 10 min",
 }
 
 
@@ -103,7 +104,7 @@ def _simulate(args) -> int:
 
 
 def _experiments(args) -> int:
-    from .attention import grid, instability, layer
+    from .attention import grid, instability, layer, softmax_study
 
     jobs = {  # --only name: (record, scales, spec class, module with run_unit and assemble)
         "grid": ("attention_grid", grid.GRID_SCALES, grid.GridSpec, grid),
@@ -118,6 +119,12 @@ def _experiments(args) -> int:
             instability.SCALES,
             instability.InstabilitySpec,
             instability,
+        ),
+        "softmax": (
+            "attention_softmax",
+            softmax_study.SCALES,
+            softmax_study.SoftmaxSpec,
+            softmax_study,
         ),
     }
     chosen = [args.only] if args.only else [w for w in jobs if args.scale in jobs[w][1]]
@@ -248,7 +255,9 @@ def main(argv=None) -> int:
         "study.  Scales: " + _scales_help(_EXPERIMENT_TIMES, ("paper",)),
     )
     p.add_argument("--scale", choices=list(_EXPERIMENT_TIMES), default="book", help=_SCALE_HELP)
-    p.add_argument("--only", choices=["grid", "sensitivity", "instability"], help="(default: all)")
+    p.add_argument(
+        "--only", choices=["grid", "sensitivity", "instability", "softmax"], help="(default: all)"
+    )
     p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
     _add_output_options(p)
     p.set_defaults(run=_experiments)

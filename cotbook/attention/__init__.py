@@ -11,10 +11,19 @@ Modules (each has one job):
 - :mod:`.regimes`   -- reading those runs: regimes, the paper's statements, references.
 - :mod:`.versus_theory` -- trained linear attention against Result 1, quantitatively.
 - :mod:`.structure` -- what fully learned linear attention learns (Appendix A figure).
+- :mod:`.softmax_study` -- what trained softmax attention learns, and the untried protocols.
 """
 
-from . import grid, layer, regimes, structure, versus_theory
+from . import grid, layer, regimes, softmax_study, structure, versus_theory
 from .layer import *  # noqa: F403  (the layer's public names are this wing's face)
 from .layer import __all__ as _layer_all
 
-__all__ = ["grid", "layer", "regimes", "structure", "versus_theory", *_layer_all]
+__all__ = [
+    "grid",
+    "layer",
+    "regimes",
+    "softmax_study",
+    "structure",
+    "versus_theory",
+    *_layer_all,
+]

@@ -121,6 +121,12 @@ RESULTS = {
             "python -m cotbook experiments --scale paper --only instability",
         ),
         ResultSpec(
+            "attention_softmax",
+            "paper",
+            (*_ATTENTION, "cotbook.attention.softmax_study"),
+            "python -m cotbook experiments --scale paper --only softmax",
+        ),
+        ResultSpec(
             "attention_benchmark",
             "paper",
             (*_ATTENTION, "cotbook.bench"),

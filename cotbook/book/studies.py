@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..attention import grid as attention_grid
 from ..attention import instability as attention_instability
+from ..attention import softmax_study as attention_softmax
 from ..simulation import finite_size as fs
 from ..theory import numerics
 from . import results
@@ -21,6 +22,7 @@ __all__ = [
     "grid",
     "sensitivity",
     "instability",
+    "softmax",
     "simulation",
     "simulation_precision",
     "accuracy",
@@ -73,6 +75,15 @@ def _check_scale(scale, scales):
         raise ValueError(f"scale must be one of {sorted(scales)}, got {scale!r}")
 
 
+def _saved_or_now(name, scale, scales, from_dict, run, describe) -> Study:
+    """The saved record of ``name``, else ``run(scales[scale])`` now."""
+    _check_scale(scale, scales)
+    saved = _saved(name, from_dict, describe)
+    if saved is not None:
+        return saved
+    return _computed(scale, scales[scale], run, describe)
+
+
 def _describe_grid(spec) -> str:
     return (
         f"L = {list(spec.Ls)}\n  M = {list(spec.Ms)}\n"
@@ -83,12 +94,14 @@ def _describe_grid(spec) -> str:
 def grid(scale="book") -> Study:
     """The Figure 2 grid: the saved ``attention_grid`` record, else :func:`grid.run
     <cotbook.attention.grid.run>` at ``scale`` now."""
-    _check_scale(scale, attention_grid.GRID_SCALES)
-    saved = _saved("attention_grid", attention_grid.GridSpec.from_dict, _describe_grid)
-    if saved is not None:
-        return saved
-    spec = attention_grid.GRID_SCALES[scale]
-    return _computed(scale, spec, attention_grid.run, _describe_grid)
+    return _saved_or_now(
+        "attention_grid",
+        scale,
+        attention_grid.GRID_SCALES,
+        attention_grid.GridSpec.from_dict,
+        attention_grid.run,
+        _describe_grid,
+    )
 
 
 def sensitivity() -> Study | None:
@@ -110,6 +123,26 @@ def instability() -> Study | None:
             f"per cell; D = {list(spec.dims)} and sigma2 = {list(spec.sigma2s)} at "
             f"(alpha, tau) = {spec.point}"
         ),
+    )
+
+
+def _describe_softmax(spec) -> str:
+    return (
+        f"points (L, M) = {[list(p) for p in spec.points]} at D = {spec.settings['D']}, "
+        f"{len(spec.variants)} protocols, {spec.trials} trials"
+    )
+
+
+def softmax(scale="book") -> Study:
+    """The softmax study (:mod:`cotbook.attention.softmax_study`): the saved
+    ``attention_softmax`` record, else its ``scale`` run now."""
+    return _saved_or_now(
+        "attention_softmax",
+        scale,
+        attention_softmax.SCALES,
+        attention_softmax.SoftmaxSpec.from_dict,
+        attention_softmax.run,
+        _describe_softmax,
     )
 
 

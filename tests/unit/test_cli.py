@@ -161,7 +161,11 @@ def test_experiments_command_saves_every_study(tmp_path, capsys):
     inst = results.load("attention_instability", directory=tmp_path)
     assert set(inst.data) == {"grid", "dims", "sigma2s"} and inst.config["seed"] == 2
     assert np.asarray(inst.data["grid"]["trained"]["unstable"]).shape == (2, 2)
-    assert capsys.readouterr().out.count("saved") == 3
+    soft = results.load("attention_softmax", directory=tmp_path)
+    assert soft.config["seed"] == 2 and soft.config["variants"]["unroll 2"]["unroll"] == 2
+    assert soft.data["units"]["D = 16/softmax/1"]["D"] == 16
+    assert soft.code["source_hash"] == results.source_hash(soft.spec.producers)
+    assert capsys.readouterr().out.count("saved") == 4
 
 
 def test_interrupted_grid_resumes_to_identical_data(tmp_path, monkeypatch):
