@@ -86,6 +86,9 @@ def markdown(headers, rows, fmt="{:.3g}", *, title=None):
 
     headers = [str(h) for h in headers]
     cells = _cells(headers, rows, fmt)
+    if any("|" in c for c in headers + [c for r in cells for c in r]):
+        raise ValueError("headers and cells must not contain '|' (it splits a Markdown table "
+                         "cell); write \\vert in math")
     lines = [f"**{title}**", ""] if title else []
     lines += ["| " + " | ".join(headers) + " |", "|" + "---:|" * len(headers)]
     lines += ["| " + " | ".join(r) + " |" for r in cells]

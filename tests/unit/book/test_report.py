@@ -39,6 +39,8 @@ def test_markdown_renders_the_same_cells():
     assert md.data == "| name | $x$ |\n|---:|---:|\n| a | 50.0% |\n| bbb | 12 |"
     with pytest.raises(ValueError, match="every row must have 2 entries"):
         report.markdown(["name", "x"], [["a"]])
+    with pytest.raises(ValueError, match="must not contain '\\|'"):
+        report.markdown(["$|e|$"], [[1.0]])
 
 
 def test_bound():
