@@ -100,14 +100,14 @@ class InstabilitySpec:
 
     ``Ls`` x ``Ms`` at ``D``: the trained linear layer (trial 0 of the Figure 2 protocol,
     ``settings``) and the simplified model (ridge ``lam``, one pretraining set per cell), each on
-    ``tasks`` test tasks.  At the cell ``(alpha, tau) = point``: the same for each ``D`` of
-    ``dims`` (``L = alpha D``, ``M = tau D``) and, at ``D``, for each label-noise variance of
-    ``sigma2s``.  The trained layer's curves run to ``t_max``.
+    ``tasks`` test tasks.  At each cell ``(alpha, tau)`` of ``points``: the same for each ``D``
+    of ``dims`` (``L = alpha D``, ``M = tau D``); at the first point and ``D``, for each
+    label-noise variance of ``sigma2s``.  The trained layer's curves run to ``t_max``.
     """
 
     Ls: tuple
     Ms: tuple
-    point: tuple = (1.5, 16.0)
+    points: tuple = ((1.5, 16.0), (0.7, 16.0))
     dims: tuple = (50, 100, 200)
     sigma2s: tuple = (0.0, 0.01, 0.1)
     tasks: int = 4096
@@ -124,10 +124,13 @@ class InstabilitySpec:
             object.__setattr__(self, name, values)
         sigma2s = tuple(_checks.nonnegative("sigma2s", s) for s in self.sigma2s)
         object.__setattr__(self, "sigma2s", sigma2s)
-        alpha, tau = (_checks.positive("point", v) for v in self.point)
-        if tau <= 1:
-            raise ValueError(f"point must have tau > 1 (the margin needs Result 2), got {tau}")
-        object.__setattr__(self, "point", (alpha, tau))
+        points = tuple(tuple(_checks.positive("points", v) for v in p) for p in self.points)
+        if not points or any(len(p) != 2 or p[1] <= 1 for p in points):
+            raise ValueError(
+                f"points must be (alpha, tau) pairs with tau > 1 (the margin needs Result 2), "
+                f"got {self.points}"
+            )
+        object.__setattr__(self, "points", points)
         object.__setattr__(self, "tasks", _checks.positive_int("tasks", self.tasks))
         object.__setattr__(self, "t_max", _checks.positive_int("t_max", self.t_max))
         object.__setattr__(self, "lam", _checks.positive("lam", self.lam))
@@ -145,7 +148,7 @@ class InstabilitySpec:
         """``"grid/L=<L>"``, ``"D=<D>"`` and ``"sigma2=<s>"``."""
         return (
             [f"grid/L={L}" for L in self.Ls]
-            + [f"D={D}" for D in self.dims]
+            + [f"point{k}/D={D}" for k in range(len(self.points)) for D in self.dims]
             + [f"sigma2={s!r}" for s in self.sigma2s]
         )
 
@@ -153,7 +156,7 @@ class InstabilitySpec:
         return {
             "Ls": list(self.Ls),
             "Ms": list(self.Ms),
-            "point": list(self.point),
+            "points": [list(p) for p in self.points],
             "dims": list(self.dims),
             "sigma2s": list(self.sigma2s),
             "tasks": self.tasks,
@@ -231,10 +234,8 @@ def run_unit(spec: InstabilitySpec, unit) -> dict:
     if unit not in spec.units():
         raise ValueError(f"unit must be one of {spec.units()}, got {unit!r}")
     start = time.perf_counter()
-    kind, value = unit.split("=", 1)
-    alpha, tau = spec.point
-    if kind == "grid/L":
-        L = int(value)
+    if unit.startswith("grid/L="):
+        L = int(unit[len("grid/L=") :])
         configs = [
             layer.Config(model="linear", L=L, M=M, seed=spec.seed, **spec.settings) for M in spec.Ms
         ]
@@ -242,8 +243,12 @@ def run_unit(spec: InstabilitySpec, unit) -> dict:
         simplified = [_simplified_cell(spec, L, M, spec.D, 0.0) for M in spec.Ms]
         out = {"trained": trained, "simplified": simplified}
     else:
-        D = int(value) if kind == "D" else spec.D
-        sigma2 = float(value) if kind == "sigma2" else 0.0
+        if unit.startswith("point"):  # "point<k>/D=<D>"
+            k, D = (int(v) for v in unit[len("point") :].split("/D="))
+            sigma2 = 0.0
+        else:  # "sigma2=<s>", at the first point
+            k, D, sigma2 = 0, spec.D, float(unit[len("sigma2=") :])
+        alpha, tau = spec.points[k]
         L, M = round(alpha * D), round(tau * D)
         settings = {**spec.settings, "D": D, "sigma2": sigma2, "seed": spec.seed}
         (trained,) = _trained_cells(spec, [layer.Config(model="linear", L=L, M=M, **settings)])
@@ -260,7 +265,8 @@ def run_unit(spec: InstabilitySpec, unit) -> dict:
 
 def assemble(spec: InstabilitySpec, results) -> tuple[dict, dict]:
     """``(data, timings_s)``: ``data = {"grid": {"trained"|"simplified": {key: [L][M]}},
-    "dims": {D: unit}, "sigma2s": {sigma2: unit}}`` (unit as :func:`run_unit` returns it)."""
+    "dims": {"alpha, tau": {D: unit}}, "sigma2s": {sigma2: unit}}`` (unit as :func:`run_unit`
+    returns it; ``sigma2s`` at the first point)."""
     missing = [u for u in spec.units() if u not in results]
     if missing:
         raise ValueError(f"results must hold every unit of the study; missing {missing}")
@@ -271,7 +277,10 @@ def assemble(spec: InstabilitySpec, results) -> tuple[dict, dict]:
     strip = lambda r: {k: v for k, v in r.items() if k != "seconds"}  # noqa: E731
     data = {
         "grid": grid,
-        "dims": {str(D): strip(results[f"D={D}"]) for D in spec.dims},
+        "dims": {
+            f"{alpha:g}, {tau:g}": {str(D): strip(results[f"point{k}/D={D}"]) for D in spec.dims}
+            for k, (alpha, tau) in enumerate(spec.points)
+        },
         "sigma2s": {repr(s): strip(results[f"sigma2={s!r}"]) for s in spec.sigma2s},
     }
     return data, {u: results[u]["seconds"] for u in spec.units()}
@@ -291,7 +300,7 @@ SCALES = {
     "tiny": InstabilitySpec(
         Ls=(5, 20),
         Ms=(10, 40),
-        point=(1.5, 4.0),
+        points=((1.5, 4.0), (0.7, 4.0)),
         dims=(8, 12),
         sigma2s=(0.0, 0.1),
         tasks=64,

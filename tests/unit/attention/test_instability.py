@@ -73,8 +73,8 @@ def test_tiny_study_agrees_with_the_grid_runs():
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match="point must have tau > 1"):
-        instability.InstabilitySpec(Ls=(5,), Ms=(10,), point=(1.5, 0.5))
+    with pytest.raises(ValueError, match="points must be"):
+        instability.InstabilitySpec(Ls=(5,), Ms=(10,), points=((1.5, 0.5),))
     with pytest.raises(ValueError, match="settings must not hold 'seed'"):
         instability.InstabilitySpec(Ls=(5,), Ms=(10,), settings={"seed": 1})
     with pytest.raises(ValueError, match="unit must be one of"):
