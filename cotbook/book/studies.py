@@ -120,8 +120,9 @@ def instability() -> Study | None:
         attention_instability.InstabilitySpec.from_dict,
         lambda spec: (
             f"{len(spec.Ls)} x {len(spec.Ms)} grid at D = {spec.D}, {spec.tasks} test tasks "
-            f"per cell; D = {list(spec.dims)} and sigma2 = {list(spec.sigma2s)} at "
-            f"(alpha, tau) = {spec.point}"
+            f"per cell; D = {list(spec.dims)} at (alpha, tau) = "
+            f"{', '.join(str(p) for p in spec.points)}; sigma2 = {list(spec.sigma2s)} at "
+            f"{spec.points[0]}"
         ),
     )
 
