@@ -31,6 +31,14 @@ def _scalar(value):
 def real(name: str, value, rule: str = "a finite real number") -> float:
     """Return ``value`` as a finite float, or raise ``ValueError`` naming ``name``."""
     value = _scalar(value)
+    shape = getattr(value, "shape", None) or (
+        (len(value),) if isinstance(value, (list, tuple)) else None
+    )
+    if shape:  # say so, rather than "must be a finite number" for an array of them
+        raise ValueError(
+            f"{name} must be a single number ({rule}); arrays are not supported here, got one "
+            f"of shape {tuple(shape)} (call once per value)"
+        )
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be {rule}, got {value!r}")
     out = float(value)

@@ -56,3 +56,13 @@ def test_array_rejects_nan_and_wrong_ndim():
     with pytest.raises(ValueError, match=r"X must be a 2-dimensional array"):
         _checks.array("X", [1.0, 2.0], ndim=2)
     assert _checks.array("X", [[1, 2]], ndim=2).dtype == float
+
+
+def test_arrays_are_refused_by_name_not_as_bad_numbers():
+    from cotbook.theory import phases
+
+    with pytest.raises(ValueError, match=r"alpha must be a single number .* shape \(2,\)"):
+        phases.tau_c(np.array([2.0, 3.0]), 0.01)
+    with pytest.raises(ValueError, match=r"sigma2 must be a single number .* shape \(3,\)"):
+        phases.tau_c(2.0, [0.0, 0.1, 0.2])
+    assert phases.tau_c(np.float64(2.0), np.asarray(0.01)) == phases.tau_c(2.0, 0.01)
