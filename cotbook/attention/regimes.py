@@ -150,7 +150,7 @@ def regime_map(spec, data, model, mask="history", *, statistic="mean", rule=RULE
     trial-mean curve of ``statistic`` (:func:`curves`) under ``rule`` (:class:`Rule`) and
     :func:`theory_regime`, as nested lists ``[L][M]``."""
     mean, _ = mean_sem(curves(data, model, mask, statistic))
-    measured = [[regime_of_curve(curve, rule) for curve in row] for row in mean]
+    measured = classify(mean, rule)
     theory = [[theory_regime(L, M, spec.settings["D"]) for M in spec.Ms] for L in spec.Ls]
     return measured, theory
 

@@ -88,15 +88,10 @@ class _Term(NamedTuple):
 
 def _derivatives(g, b):
     """psi'/psi and (log psi)'' at b."""
-    K, alpha = g.K, g.alpha
-    psi = (b + g.sigma2 + alpha / b) / K
-    d1 = (1.0 - alpha / (b * b)) / K
-    d2 = 2.0 * alpha / (b**3 * K)
+    psi = contour._psi(g, b)
+    d1 = (1.0 - g.alpha / (b * b)) / g.K
+    d2 = 2.0 * g.alpha / (b**3 * g.K)
     return d1 / psi, d2 / psi - (d1 / psi) ** 2
-
-
-def _R(alpha, z):
-    return 1.0 + z if alpha == 1.0 else (alpha - z * z) / (alpha - z)
 
 
 def _saddle(g, b0, orientation, source):
@@ -114,8 +109,8 @@ def _saddle(g, b0, orientation, source):
     f2 = 2.0 * lpp + lp * a2
     if not f2 > 0:
         raise ArithmeticError(f"{source}: f'' = {f2!r} is not positive")
-    psi = (b0 + g.sigma2 + alpha / b0) / g.K
-    h0 = _R(alpha, b0) ** 2 / (D_a * b0 * b0)
+    psi = contour._psi(g, b0)
+    h0 = contour._R(g, b0) ** 2 / (D_a * b0 * b0)
     K = orientation * alpha * h0 / math.sqrt(2.0 * math.pi * f2)
     return psi * psi, f2, K
 

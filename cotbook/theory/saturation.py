@@ -97,8 +97,7 @@ def approach(alpha, tau, sigma2, *, resolve=scaling.RESOLVE):
             f"(saturation regime), got {tau!r}"
         )
     law = phases.asymptotic_law(alpha, tau, sigma2)
-    fits = scaling.FIT_DEPTHS
-    t_law = next((t for t in fits if t >= resolve * law.t_scale), fits[-1])
+    t_law = scaling.law_depth(law, resolve)
     sampled = np.unique(np.geomspace(1, t_law, 50).astype(int))
     e = asymptotics.excess(alpha, tau, sigma2, sampled, drop_uncertified=True, n_max=4096)
     if e.depths.size == 0 or e.depths[-1] != t_law:

@@ -31,6 +31,7 @@ __all__ = [
     "edge_factors",
     "RESOLVE",
     "FIT_DEPTHS",
+    "law_depth",
     "Result2Fit",
     "result2_rows",
 ]
@@ -136,6 +137,13 @@ FIT_DEPTHS = (1000, 2000, 5000, 10000, 20000)
 """Depths at which :func:`result2_rows` fits the law (the first that resolves it)."""
 
 
+def law_depth(law: AsymptoticLaw, resolve=RESOLVE) -> int:
+    """The first depth of :data:`FIT_DEPTHS` at or beyond ``resolve * law.t_scale`` (where a
+    measurement sees the law), or the deepest of them."""
+    resolve = _checks.positive("resolve", resolve)
+    return next((t for t in FIT_DEPTHS if t >= resolve * law.t_scale), FIT_DEPTHS[-1])
+
+
 class Result2Fit(NamedTuple):
     """Result 2 measured at one ``tau`` (:func:`result2_rows`)."""
 
@@ -169,9 +177,9 @@ def result2_rows(alpha, sigma2, factors, *, resolve=RESOLVE, rtol=1e-6) -> list[
     for factor in factors:
         tau = _checks.positive("factor", factor) * phases.tau_c(alpha, sigma2)
         law = phases.asymptotic_law(alpha, tau, sigma2)
-        wanted = [t for t in FIT_DEPTHS if t >= resolve * law.t_scale][:1] or [FIT_DEPTHS[-1]]
-        fit, t_fit = None, wanted[0]
-        for t in [wanted[0], *sorted((t for t in FIT_DEPTHS if t < wanted[0]), reverse=True)]:
+        wanted = law_depth(law, resolve)
+        fit, t_fit = None, wanted
+        for t in [wanted, *reversed([t for t in FIT_DEPTHS if t < wanted])]:
             try:
                 fit, t_fit = asymptotics.local_law(alpha, tau, sigma2, t, rtol=rtol), t
                 break
