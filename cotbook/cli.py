@@ -8,6 +8,8 @@
   ``--only softmax``: what trained softmax attention learns, under the untried protocols.
 - ``bench {theory,simulate,accuracy,attention}``: timings; ``accuracy`` and ``attention`` save
   a record.
+- ``theory --alpha A --tau T --sigma2 S [--lam LAM] --t T1 [T2 ...]``: Result 1's E_t at those
+  depths and Results 2-3 at that point (:func:`cotbook.theory.summary`); ``--json``, ``--csv``.
 
 Long runs save a record (:mod:`cotbook.book.results`): at the committed scale into
 ``book/results/``, at any other scale into ``_build/results/`` (ignored by git), or into
@@ -17,10 +19,12 @@ Long runs save a record (:mod:`cotbook.book.results`): at the committed scale in
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
+from . import __version__
 from .book import chapters, results, runner
 
 CHAPTER_BUDGET_S = 180.0
@@ -50,6 +54,42 @@ def _positive_float(text):
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
     return value
+
+
+def _number(text):
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+
+
+def _depth(text):
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
+
+
+def _theory(args) -> int:
+    from .theory import LAM_RTOL, AccuracyError, summary
+
+    try:
+        point = summary(args.alpha, args.tau, args.sigma2, args.t, lam=args.lam)
+    except AccuracyError as err:
+        hint = (
+            f" (the lam > 0 curve is certified to {LAM_RTOL:g} relative + 1e-12 absolute: "
+            "ask for shallower depths)"
+            if args.lam > 0
+            else ""
+        )
+        raise SystemExit(f"cotbook theory: {err}{hint}") from None
+    if args.json:
+        print(json.dumps({**point.to_dict(), "cotbook_version": __version__}, indent=2))
+    elif args.csv:
+        print(point.to_csv(), end="")
+    else:
+        print(point)
+    return 0
 
 
 def _chapters(args) -> int:
@@ -225,6 +265,28 @@ def _add_output_options(p) -> None:
     )
 
 
+def _add_theory(sub) -> None:
+    p = sub.add_parser(
+        "theory",
+        help="E_t at chosen depths and Results 2-3 at one (alpha, tau, sigma2, lam)",
+        description="Result 1's error E_t at the depths given and, for lam = 0, Result 2's "
+        "tau_c, regime, rate Lambda and floor E_inf, the leading term of E_t - E_inf, and "
+        "Result 3's optimal depth (cotbook.theory.summary).  Domain: alpha in [1e-12, 1e12], "
+        "tau in (1, 1e12] (lam = 0) or [1e-12, 1e12] (lam > 0), sigma2 and lam in [0, 1e12].",
+    )
+    p.add_argument("--alpha", type=_number, required=True, help="L/D")
+    p.add_argument("--tau", type=_number, required=True, help="M/D")
+    p.add_argument("--sigma2", type=_number, required=True, help="noise variance sigma^2")
+    p.add_argument("--lam", type=_number, default=0.0, help="ridge (default: %(default)s)")
+    p.add_argument(
+        "--t", type=_depth, nargs="+", required=True, metavar="T", help="CoT depth(s), >= 0"
+    )
+    form = p.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="one JSON object")
+    form.add_argument("--csv", action="store_true", help="CSV of t,E_t")
+    p.set_defaults(run=_theory)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="cotbook", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -273,6 +335,7 @@ def main(argv=None) -> int:
         "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
     )
     p.set_defaults(run=_bench)
+    _add_theory(sub)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

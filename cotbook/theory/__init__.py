@@ -20,12 +20,23 @@ Modules (each has one job):
   singularities of the contour integrals, and fits of it at deep depths.
 - :mod:`.scaling`     -- Result 3's constants and Result 2's asymptotic fits.
 - :mod:`.saturation`  -- the saturation regime and the claims of Figure 1.
+- :mod:`.overview`    -- one point at a glance (:func:`summary`): E_t at chosen depths with
+  Results 2 and 3, what ``python -m cotbook theory`` prints.
 """
 
 from __future__ import annotations
 
 from .._checks import nonnegative
-from . import asymptotics, closed_form, derivation, numerics, phases, saturation, scaling
+from . import (
+    asymptotics,
+    closed_form,
+    derivation,
+    numerics,
+    overview,
+    phases,
+    saturation,
+    scaling,
+)
 from .closed_form import (
     RTOL_DEFAULT,
     TINY,
@@ -39,12 +50,15 @@ from .closed_form import (
     m13,
     negative_singular_root,
 )
+from .overview import Summary, summary
 
 __all__ = [
     "error_curve",
     "error_at",
     "errors_at",
     "error_grid",
+    "summary",
+    "Summary",
     "AccuracyError",
     "LAM_RTOL",
     "RTOL_DEFAULT",
@@ -58,13 +72,14 @@ __all__ = [
     "closed_form",
     "derivation",
     "numerics",
+    "overview",
     "phases",
     "saturation",
     "scaling",
 ]
 
 LAM_RTOL = derivation.RIDGE_RTOL
-"""Default accuracy of the ``lam > 0`` curve: ``error_t <= LAM_RTOL |E_t| + 1e-12`` at every
+"""Default accuracy of the ``lam > 0`` curve, ``error_t <= LAM_RTOL |E_t| + 1e-12`` at every
 depth (:func:`~cotbook.theory.derivation.ridge_curve`; its bound is ``2 nu r^-2t`` from the FFT's
 upper bins, so deep depths on a small torus cannot be certified to many digits)."""
 

@@ -207,3 +207,118 @@ def test_bench_accuracy_saves_its_record(tmp_path, monkeypatch):
     row = numerics.AccuracyRow(*record.data["rows"][0])
     assert row.regime == "overthinking" and row.max_rel_diff < 1e-12
     assert record.scale == "paper" and not record.stale and "total" in record.timings_s
+
+
+# ---- python -m cotbook theory -------------------------------------------------------------
+
+THEORY_POINTS = [  # (alpha, tau, sigma2): overthinking, saturation, exponential
+    ("2", "3", "0.01"),
+    ("0.5", "10", "0.01"),
+    ("4", "4", "0.01"),
+]
+
+
+def _theory_args(point, depths, *extra):
+    alpha, tau, sigma2 = point
+    return ["theory", "--alpha", alpha, "--tau", tau, "--sigma2", sigma2, "--t", *depths, *extra]
+
+
+def _theory_json(capsys, point, depths, *extra):
+    assert cli.main(_theory_args(point, depths, *extra, "--json")) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("point", THEORY_POINTS)
+def test_theory_command_prints_result_1_and_the_phases(point, capsys):
+    from cotbook import __version__, theory
+    from cotbook.theory import phases
+
+    alpha, tau, sigma2 = map(float, point)
+    got = _theory_json(capsys, point, ["40", "1", "7"])
+    E = theory.error_curve(alpha, tau, sigma2, 40)
+    assert got["t"] == [1, 7, 40]
+    np.testing.assert_allclose(got["E_t"], E[[1, 7, 40]], rtol=1e-12, atol=0)
+    assert got["parameters"] == {"alpha": alpha, "tau": tau, "sigma2": sigma2, "lam": 0.0}
+    assert got["cotbook_version"] == __version__
+    assert got["tau_c"] == phases.tau_c(alpha, sigma2)
+    assert got["regime"] == phases.regime(alpha, tau, sigma2)
+    assert got["decay_rate"] == phases.decay_rate(alpha, tau, sigma2)
+    # the text form shows the same numbers to 10 digits, in lines of at most 100 characters
+    assert cli.main(_theory_args(point, ["1", "7", "40"])) == 0
+    text = capsys.readouterr().out
+    assert max(len(line) for line in text.splitlines()) <= 100
+    rows = dict(line.split() for line in text.splitlines()[2:5])
+    np.testing.assert_allclose([float(rows[t]) for t in ("1", "7", "40")], got["E_t"], rtol=1e-9)
+    assert f"regime    {got['regime']}" in text
+
+
+def test_theory_command_known_values(capsys):
+    got = _theory_json(capsys, THEORY_POINTS[0], ["1", "20"])
+    assert got["E_t"][0] == pytest.approx(0.500557, abs=5e-7)  # error_curve's docstring
+    assert got["E_t"][1] == pytest.approx(0.02080661, abs=5e-9)  # error_at's docstring
+    assert got["tau_c"] == pytest.approx(3.321557, abs=5e-7)
+    assert got["regime"] == "overthinking" and got["error_floor"] is None
+    assert got["optimal_depth"]["t"] == 30  # Result 3 at this point
+    sat = _theory_json(capsys, THEORY_POINTS[1], ["1"])
+    assert sat["regime"] == "saturation"
+    assert sat["error_floor"] == pytest.approx(0.5 * 9 / 7.99, rel=1e-14)
+    assert sat["leading_law"]["power"] == -1.5 and sat["optimal_depth"] is None
+
+
+def test_theory_command_with_ridge(capsys):
+    from cotbook import theory
+
+    got = _theory_json(capsys, ("2", "3", "0.01"), ["3", "1"], "--lam", "0.1")
+    E = theory.error_curve(2.0, 3.0, 0.01, 3, lam=0.1)
+    assert got["E_t"] == [E[1], E[3]] and got["parameters"]["lam"] == 0.1
+    assert got["tau_c"] is None and got["regime"] is None
+
+
+def test_theory_command_csv(capsys):
+    import csv
+    import io
+
+    point = THEORY_POINTS[2]
+    want = _theory_json(capsys, point, ["0", "5", "60"])
+    assert cli.main(_theory_args(point, ["60", "5", "0"], "--csv")) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [int(r["t"]) for r in rows] == want["t"]
+    assert [float(r["E_t"]) for r in rows] == want["E_t"]  # every digit
+
+
+@pytest.mark.parametrize(
+    "change, names",
+    [
+        ({"--alpha": "-1"}, ["alpha", "[1e-12, 1e+12]"]),
+        ({"--alpha": "two"}, ["--alpha", "must be a number"]),
+        ({"--tau": "0.5"}, ["tau", "(1, 1e+12]", "lam = 0 needs tau > 1"]),
+        ({"--sigma2": "nan"}, ["sigma2", "[0, 1e+12]"]),
+        ({"--lam": "-0.1"}, ["lam", "[0, 1e+12]"]),
+        ({"--t": "-3"}, ["t must be an integer >= 0"]),
+        ({"--t": "2.5"}, ["--t", "must be an integer >= 0"]),
+        ({"--t": "100001"}, ["t must be <= 100000"]),
+    ],
+)
+def test_theory_command_rejects_bad_input_naming_the_parameter(change, names, capsys):
+    args = {"--alpha": "2", "--tau": "3", "--sigma2": "0.01", "--t": "1", **change}
+    with pytest.raises(SystemExit) as err:
+        cli.main(["theory", *[x for kv in args.items() for x in kv]])
+    assert err.value.code != 0
+    message = capsys.readouterr().err
+    assert all(name in message for name in names), message
+    assert "Traceback" not in message
+
+
+def test_theory_command_reports_an_uncertified_depth(monkeypatch, capsys):
+    from cotbook.theory import AccuracyError, derivation
+
+    def fail(*args, **kwargs):
+        raise AccuracyError("ridge_curve: E_69 at (...) is known to +-7e-12")
+
+    monkeypatch.setattr(derivation, "ridge_curve", fail)
+    with pytest.raises(SystemExit) as err:
+        cli.main(_theory_args(("2", "3", "0.01"), ["100"], "--lam", "0.1"))
+    assert err.value.code == (
+        "cotbook theory: ridge_curve: E_69 at (...) is known to +-7e-12 (the lam > 0 curve is "
+        "certified to 1e-06 relative + 1e-12 absolute: ask for shallower depths)"
+    )

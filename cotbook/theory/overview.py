@@ -1,0 +1,251 @@
+"""One point of the theory at a glance: what ``python -m cotbook theory`` prints.
+
+:func:`summary` evaluates, at one ``(alpha, tau, sigma2, lam)``, Result 1's error ``E_t`` at the
+depths asked for and, for ridgeless pretraining (``lam = 0``, where the paper states them),
+Result 2's critical task diversity ``tau_c``, regime, rate ``Lambda`` and floor ``E_inf``, the
+leading term of ``E_t - E_inf`` as ``t -> infinity`` that the book measured
+(:mod:`cotbook.theory.asymptotics`; it differs from Result 2's in parts of the plane), and
+Result 3's optimal depth in the overthinking regime.  The README's quick start and the command
+line both call it, so the numbers they show are computed once, here.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._checks import nonneg_int
+from . import closed_form, derivation, domain, phases
+
+__all__ = ["OPTIMAL_T_MAX", "REGIME_NOTES", "WIDTH", "Summary", "summary"]
+
+WIDTH = 100
+"""Longest line of the text a :class:`Summary` prints."""
+_NOTE_COLUMN = 8 + 2 + 14 + 2
+
+OPTIMAL_T_MAX = 1024
+"""Deepest depth searched for Result 3's optimal depth (under a second at any point; closer to
+``tau_c`` the optimal depth lies deeper and is reported as not found)."""
+
+REGIME_NOTES = {
+    "overthinking": "(I) tau < tau_c: E_t grows without bound at long depth",
+    "critical": "(II) E_t approaches E_inf as a power of t",
+    "saturation": "(III) alpha < 1, tau > tau_c: E_t converges to E_inf > 0",
+    "exponential": "(IV) alpha > 1, tau > tau_c: E_t decays exponentially to 0",
+}
+"""The paper's Figure 1A name of each regime of :func:`cotbook.theory.phases.regime`."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Result 1 at chosen depths and Results 2-3 at one point (see :func:`summary`).
+
+    The Result 2-3 fields are ``None`` where they are not defined: all of them when
+    ``lam > 0`` (the paper states them for ``lam = 0``), ``error_floor`` in the overthinking
+    regime (E_t has no finite limit), ``optimal_depth`` outside it or when its minimum lies
+    deeper than :data:`OPTIMAL_T_MAX`.
+    """
+
+    alpha: float
+    tau: float
+    sigma2: float
+    lam: float
+    E: dict
+    """``{t: E_t}`` (Result 1), depths ascending, values Python floats."""
+    tau_c: float | None
+    regime: str | None
+    decay_rate: float | None
+    """Result 2's ``Lambda`` (:func:`cotbook.theory.phases.decay_rate`)."""
+    error_floor: float | None
+    """Result 2's ``E_inf`` (:func:`cotbook.theory.phases.error_floor`)."""
+    leading_law: tuple | None
+    """The term that leads ``E_t - E_inf ~ K t^power rate^t`` as ``t -> infinity``, as
+    ``(rate, power, source)`` (:func:`cotbook.theory.asymptotics.asymptotic_law`)."""
+    optimal_depth: tuple | None
+    """``(t*, E_t*)`` of Result 3 (:func:`cotbook.theory.phases.optimal_depth`)."""
+
+    def to_dict(self) -> dict:
+        """JSON-ready: plain numbers, and ``"inf"`` for an infinite one (``tau_c`` at
+        ``alpha = 1, sigma2 = 0``; ``E_t`` beyond the float64 range)."""
+        law, best = self.leading_law, self.optimal_depth
+        return {
+            "parameters": {
+                "alpha": self.alpha,
+                "tau": self.tau,
+                "sigma2": self.sigma2,
+                "lam": self.lam,
+            },
+            "t": list(self.E),
+            "E_t": [_json_number(e) for e in self.E.values()],
+            "tau_c": _json_number(self.tau_c),
+            "regime": self.regime,
+            "decay_rate": self.decay_rate,
+            "error_floor": self.error_floor,
+            "leading_law": law and dict(zip(("rate", "power", "source"), law, strict=True)),
+            "optimal_depth": best and {"t": best[0], "E_t": best[1]},
+        }
+
+    def to_csv(self) -> str:
+        """``t,E_t`` rows, every digit of each float64."""
+        return "t,E_t\n" + "".join(f"{t},{e!r}\n" for t, e in self.E.items())
+
+    def __str__(self) -> str:
+        head = (
+            f"alpha = {self.alpha:.10g}, tau = {self.tau:.10g}, sigma2 = {self.sigma2:.10g}, "
+            f"lam = {self.lam:.10g}"
+        )
+        where = "closed form" if self.lam == 0 else "closed system of Appendix C.9"
+        lines = [head, f"{'t':>8}  E_t (Result 1, {where})"]
+        lines += [f"{t:>8}  {e:.10g}" for t, e in self.E.items()]
+        if self.regime is None:
+            lines.append("Results 2 and 3 (tau_c, regime, Lambda, E_inf, t*) are for lam = 0 only.")
+            return "\n".join(lines)
+        rows = [
+            ("tau_c", f"{self.tau_c:.8g}", "Result 2's critical task diversity"),
+            ("regime", self.regime, REGIME_NOTES[self.regime]),
+            (
+                "Lambda",
+                f"{self.decay_rate:.8g}",
+                "Result 2's rate: E_t - E_inf ~ K t^-1/2 Lambda^t",
+            ),
+            _floor_row(self.error_floor),
+            _law_row(self.leading_law),
+            _optimal_row(self.optimal_depth, self.regime),
+        ]
+        for key, value, note in rows:
+            first, *rest = textwrap.wrap(note, WIDTH - _NOTE_COLUMN)
+            lines.append(f"{key:<8}  {value:<14}  {first}")
+            lines += [" " * _NOTE_COLUMN + more for more in rest]
+        return "\n".join(lines)
+
+
+def _json_number(x):
+    return x if x is None or math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def _floor_row(floor):
+    if floor is None:
+        return ("E_inf", "none", "E_t has no finite limit")
+    return ("E_inf", f"{floor:.8g}", "Result 2's floor, the limit of E_t")
+
+
+def _law_row(law):
+    if law is None:
+        return ("leading", "-", "the leading term of E_t - E_inf could not be resolved here")
+    rate, power, source = law
+    return ("leading", f"{rate:.8g}", f"E_t - E_inf ~ K t^{power:g} rate^t: {source}")
+
+
+def _optimal_row(best, regime):
+    if best is not None:
+        return ("t*", str(best[0]), f"Result 3's optimal depth, E_t* = {best[1]:.10g}")
+    if regime == "overthinking":
+        return ("t*", f"> {OPTIMAL_T_MAX}", "Result 3's optimal depth: not found up to here")
+    return ("t*", "-", "Result 3's optimal depth is defined in the overthinking regime only")
+
+
+def _depths(t, lam):
+    cap = closed_form.DEPTH_T_MAX if lam == 0 else derivation.RIDGE_T_MAX
+    values = np.atleast_1d(np.asarray(t, dtype=object)).tolist()
+    depths = sorted({nonneg_int("t", v) for v in values})
+    if not depths:
+        raise ValueError("t must be a depth or a non-empty sequence of depths (integers >= 0)")
+    if depths[-1] > cap:
+        other = (
+            f"{derivation.RIDGE_T_MAX} when lam > 0"
+            if lam == 0
+            else f"{closed_form.DEPTH_T_MAX} when lam = 0"
+        )
+        raise ValueError(
+            f"t must be <= {cap} when lam {'= 0' if lam == 0 else '> 0'} ({other}), "
+            f"got {depths[-1]}"
+        )
+    return depths
+
+
+def _errors(alpha, tau, sigma2, depths, lam):
+    if lam == 0:
+        return closed_form.errors_at(alpha, tau, sigma2, depths)
+    # what cotbook.theory.error_curve returns for lam > 0 (its default accuracy, LAM_RTOL)
+    return derivation.ridge_curve(alpha, tau, sigma2, depths[-1], lam=lam).E[depths]
+
+
+def _phase_fields(alpha, tau, sigma2):
+    """Results 2-3 at a ridgeless point: tau_c, regime, Lambda, E_inf, leading law, t*."""
+    regime = phases.regime(alpha, tau, sigma2)
+    floor = None if regime == "overthinking" else phases.error_floor(alpha, tau, sigma2)
+    try:
+        law = phases.asymptotic_law(alpha, tau, sigma2)
+        law = (float(law.rate), float(law.power), law.source)
+    except ArithmeticError:
+        law = None
+    best = None
+    if regime == "overthinking":
+        try:
+            t_star, e_star = phases.optimal_depth(alpha, tau, sigma2, t_max=OPTIMAL_T_MAX)
+            best = (int(t_star), float(e_star))
+        except ValueError:  # the minimum lies deeper than OPTIMAL_T_MAX (or too close to tau_c)
+            best = None
+    rate = float(phases.decay_rate(alpha, tau, sigma2))
+    return phases.tau_c(alpha, sigma2), regime, rate, floor, law, best
+
+
+def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
+    """Result 1's ``E_t`` at the depths ``t`` and Results 2-3 at one point, in one object.
+
+    ``E_t`` comes from :func:`cotbook.theory.errors_at` (``lam = 0``, certified to 1e-10
+    relative, depths up to :data:`~cotbook.theory.closed_form.DEPTH_T_MAX`) or
+    :func:`cotbook.theory.error_curve` (``lam > 0``, the closed system of Appendix C.9,
+    certified to :data:`~cotbook.theory.LAM_RTOL` relative plus 1e-12, depths up to
+    :data:`~cotbook.theory.derivation.RIDGE_T_MAX`; a depth whose small value cannot be
+    certified raises :class:`~cotbook.theory.AccuracyError`).  At ``lam = 0`` it adds
+    ``tau_c``, the regime, ``Lambda`` and ``E_inf`` (Result 2, :mod:`cotbook.theory.phases`), the
+    leading term of ``E_t - E_inf`` (:mod:`cotbook.theory.asymptotics`) and, in the overthinking
+    regime, the optimal depth (Result 3), searched up to :data:`OPTIMAL_T_MAX`.
+
+    Parameters
+    ----------
+    alpha : float
+        ``L/D`` in ``[1e-12, 1e12]``.
+    tau : float
+        ``M/D``: in ``(1, 1e12]`` when ``lam = 0``, ``[1e-12, 1e12]`` when ``lam > 0``.
+    sigma2 : float
+        Noise variance in ``[0, 1e12]``.
+    t : int or sequence of int
+        CoT depth(s), each ``>= 0``; returned sorted, without repeats.
+    lam : float
+        Ridge ``lambda`` in ``[0, 1e12]``.
+
+    Returns
+    -------
+    Summary
+        ``E`` (``{t: E_t}``), ``tau_c``, ``regime``, ``decay_rate``, ``error_floor``,
+        ``leading_law``, ``optimal_depth``; ``str()`` of it is what
+        ``python -m cotbook theory`` prints.
+
+    Examples
+    --------
+    >>> s = summary(2.0, 3.0, 0.01, [1, 10, 80])
+    >>> {t: round(e, 6) for t, e in s.E.items()}
+    {1: 0.500557, 10: 0.046165, 80: 0.036966}
+    >>> round(s.tau_c, 6), s.regime, s.optimal_depth[0]
+    (3.321557, 'overthinking', 30)
+    >>> summary(2.0, 3.0, 0.01, 10, lam=0.1).regime is None   # Result 2 is for lam = 0
+    True
+    """
+    lam = domain.lam(lam)
+    alpha, sigma2 = domain.alpha(alpha), domain.sigma2(sigma2)
+    try:
+        tau = domain.tau(tau, ridge=lam > 0)
+    except ValueError as err:
+        if lam > 0:
+            raise
+        raise ValueError(f"{err} (lam = 0 needs tau > 1; with lam > 0, tau > 0 will do)") from None
+    depths = _depths(t, lam)
+    values = _errors(alpha, tau, sigma2, depths, lam)
+    fields = _phase_fields(alpha, tau, sigma2) if lam == 0 else (None,) * 6
+    E = {t: float(e) for t, e in zip(depths, values, strict=True)}
+    return Summary(alpha, tau, sigma2, lam, E, *fields)
