@@ -1,9 +1,11 @@
 """Deterministic execution of the book's chapters, and the drift check behind the nbval tests.
 
 The chapters are jupytext MyST markdown (``book/*.md``).  For the nbval tests an *executed copy*
-of each chapter is kept in ``tests/book/notebooks/<name>.ipynb``.  :func:`execute` writes such a copy
-with deterministic cell ids (``<name>-<index>``) and no timing metadata, so re-executing an
-unchanged chapter gives the same file; :func:`cell_sources` is what the drift test compares.
+of each chapter is kept in ``tests/book/notebooks/<name>.ipynb``.  :func:`execute` writes such a
+copy with deterministic cell ids (``<name>-<index>``) and no timing metadata, so re-executing an
+unchanged chapter gives the same file; :func:`cell_sources` is what the drift test compares.  Its
+kernels get CurveZMQ keys (:func:`kernel_config`); :mod:`cotbook.book.sphinx_notebooks` gives the
+kernels of a book build the same settings.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from pathlib import Path
 import jupytext
 import nbformat
 import yaml
+import zmq
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 __all__ = [
     "chapter_paths",
@@ -25,6 +29,7 @@ __all__ = [
     "coalesce_streams",
     "figure_png",
     "write_readme_figure",
+    "kernel_config",
 ]
 
 NOTEBOOK_DIR = Path("tests") / "book" / "notebooks"
@@ -68,6 +73,20 @@ def cell_sources(nb) -> list[tuple[str, str]]:
     return [(cell.cell_type, cell.source) for cell in nb.cells]
 
 
+def kernel_config() -> Config:
+    """Kernel manager settings for executing chapters: CurveZMQ-encrypted kernel sockets.
+
+    A kernel talks to its manager over TCP sockets on localhost. Without encryption ipykernel
+    (>= 7) logs "Kernel is running over TCP without encryption ..." to the terminal at start-up.
+    ``KernelManager.transport_encryption = "auto"`` (jupyter_client >= 8.10) has the manager
+    provision CurveZMQ keys for every kernel whose kernelspec declares ``supported_encryption:
+    curve`` (ipykernel's does), so the sockets are encrypted and the warning has no cause. Where
+    pyzmq lacks CurveZMQ the default (unencrypted, with the warning) is kept.
+    """
+    policy = "auto" if zmq.has("curve") else "disabled"
+    return Config({"KernelManager": {"transport_encryption": policy}})
+
+
 def execute(chapter, out_path, *, cell_timeout: int = 600) -> float:
     """Execute ``chapter`` (MyST ``.md``) in its own folder; write the notebook to ``out_path``.
 
@@ -86,6 +105,7 @@ def execute(chapter, out_path, *, cell_timeout: int = 600) -> float:
         kernel_name="python3",
         record_timing=False,
         resources={"metadata": {"path": str(chapter.parent.resolve())}},
+        config=kernel_config(),
     )
     start = time.perf_counter()
     client.execute()

@@ -1,5 +1,5 @@
 """Sphinx extension: every chapter downloadable as its executed .ipynb; no launch buttons that
-point at a repository the book does not live in.
+point at a repository the book does not live in; the build's kernels on encrypted sockets.
 
 sphinx-book-theme offers an ".ipynb" entry in a page's download menu only when its launch-button
 code has run, and that code runs only when a launch provider (Binder, ...) is configured. But
@@ -12,6 +12,12 @@ extension separates the two:
 - when ``repository.url`` is empty or still Jupyter Book's default, it switches the launch
   providers off (and clears the repository URL), so no launch button is made; once the real
   repository URL is set in ``_config.yml``, the configured Binder buttons appear.
+
+- myst-nb executes the chapters through jupyter-cache and nbclient, which create their kernel
+  managers with no configuration a book can pass; the extension makes
+  :func:`cotbook.book.chapters.kernel_config` (CurveZMQ keys, so ipykernel has no cause to warn
+  "Kernel is running over TCP without encryption") the default of ``jupyter_client``'s
+  ``KernelManager`` while the book builds.
 
 Enable it in ``_config.yml`` under ``sphinx.extra_extensions`` as ``cotbook.book.sphinx_notebooks``.
 """
@@ -29,7 +35,12 @@ logger = logging.getLogger(__name__)
 PLACEHOLDER_REPOSITORIES = ("https://github.com/executablebooks/jupyter-book",)
 #: Launch-button providers of sphinx-book-theme that build links into the repository.
 LAUNCH_PROVIDERS = (
-    "binderhub_url", "jupyterhub_url", "colab_url", "deepnote_url", "jupyterlite_url", "thebe",
+    "binderhub_url",
+    "jupyterhub_url",
+    "colab_url",
+    "deepnote_url",
+    "jupyterlite_url",
+    "thebe",
 )
 
 
@@ -71,7 +82,9 @@ def _add_notebook_download(app, pagename, templatename, context, doctree) -> Non
         return  # not a notebook page
     executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
     if not executed.is_file():
-        logger.warning(f"cotbook.book.sphinx_notebooks: no executed notebook for {pagename}: {executed}")
+        logger.warning(
+            f"cotbook.book.sphinx_notebooks: no executed notebook for {pagename}: {executed}"
+        )
         return
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -79,7 +92,18 @@ def _add_notebook_download(app, pagename, templatename, context, doctree) -> Non
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
+def _encrypted_kernels() -> None:
+    from jupyter_client.manager import KernelManager
+
+    from .chapters import kernel_config
+
+    traits = KernelManager.class_traits()
+    for name, value in kernel_config()["KernelManager"].items():
+        traits[name].default_value = value
+
+
 def setup(app):
+    _encrypted_kernels()
     # config-inited with a priority after Jupyter Book/sphinx-book-theme have filled the options
     app.connect("config-inited", _launch_buttons_need_repository, priority=900)
     # before sphinx-book-theme's header buttons (priority 501) read ipynb_source
