@@ -12,6 +12,14 @@ fault, each starting with the page, e.g. ``book/model.html: red TeX text '\\unde
   in a cell whose code catches exceptions and prints them on purpose);
 - links: a relative link to a file missing from the build, or whose #fragment names no element
   on the target page (external http(s)/mailto links are not followed);
+- layout, at each of WINDOW_WIDTHS: a printed line of a cell output that overflows its output box
+  (so every line wider than the text column), a cell output (text, HTML table) or a table whose
+  content is wider than its box or passes the text column, a display equation cut off by its box
+  or the column or drawn under its equation number; the fault names the element (its first 60
+  characters, an equation by its number and TeX) and by how many px it overflows at which width,
+  e.g. ``book/model.html: display equation (2) '\\Read(...' is cut off by 199, 148, 130 px at
+  window widths 800, 1400, 1920 px``. The page is opened in a window as wide as the widest width;
+  the probe measures the narrower ones in a frame of that width (one browser per page);
 - a page whose probe does not report "done" (a hang or a script error) is a fault too.
 
 The test suite uses it on the real build (tests/test_browser.py) and on planted faults.
@@ -52,10 +60,13 @@ CHROMIUM_FLAGS = (
     "--mute-audio",
 )
 SKIPPED_DIRS = ("_static", "_sources", "_images")
+#: Browser window widths (px) each page is laid out at: Chromium's default headless window, a
+#: laptop and a full-HD screen. The text column is 721, 772 and 790 px wide at these widths.
+WINDOW_WIDTHS = (800, 1400, 1920)
+WINDOW_HEIGHT = 1000
+MIN_WIDTH, MAX_WIDTH = 320, 3840
 _PROBE_RE = re.compile(r'<pre[^>]*\bid="' + PROBE_ID + r'"[^>]*>(.*?)</pre>', re.S)
-_REFRESH_RE = re.compile(
-    r'<meta\s+http-equiv="refresh"\s+content="\d+\s*;\s*url=([^"]+)"', re.I
-)
+_REFRESH_RE = re.compile(r'<meta\s+http-equiv="refresh"\s+content="\d+\s*;\s*url=([^"]+)"', re.I)
 
 
 def find_chromium() -> str | None:
@@ -89,12 +100,14 @@ def check_site(
     jobs: int = 2,
     wait_ms: int = 10_000,
     timeout_s: float = 120.0,
+    widths: tuple[int, ...] = WINDOW_WIDTHS,
 ) -> list[str]:
     """Open `pages` of the build in `html_dir` (default: all) in Chromium; return the faults.
 
     Each fault is one line "<page>: <what is wrong>". `jobs` browsers run at once; `wait_ms` is
     how long (in the browser's virtual time) the probe waits for MathJax and images before it
-    calls them failed; `timeout_s` is the wall-clock limit for one browser run.
+    calls them failed; `timeout_s` is the wall-clock limit for one browser run (one page at all
+    `widths`); `widths` are the browser window widths (px) at which the layout is checked.
     The build itself is not modified: pages are probed in a temporary copy.
     """
     root = _html_root(html_dir)
@@ -113,12 +126,18 @@ def check_site(
         raise ValueError(f"wait_ms must be an integer >= 100, got {wait_ms!r}")
     if not timeout_s > 0:
         raise ValueError(f"timeout_s must be > 0, got {timeout_s!r}")
+    widths = _checked_widths(widths)
     if chromium is None:
         chromium = find_chromium()
     if chromium is None or not Path(chromium).is_file():
         raise FileNotFoundError(INSTALL_HINT)
 
-    probe = PROBE_JS.read_text().replace("__WAIT_MS__", str(wait_ms))
+    frame_widths = sorted(w for w in widths if w != max(widths))
+    probe = (
+        PROBE_JS.read_text()
+        .replace("__WAIT_MS__", str(wait_ms))
+        .replace("__FRAME_WIDTHS__", json.dumps(frame_widths))
+    )
     with tempfile.TemporaryDirectory(prefix="cotbook-browser-") as tmp:
         site = Path(tmp) / "site"
         _copy_tree(root, site)
@@ -130,8 +149,13 @@ def check_site(
             refresh = _REFRESH_RE.search(text)
             if refresh:  # a redirect page (index.html): check where it points, do not open it
                 target = (site / page).parent / html.unescape(refresh.group(1))
-                results[page] = {"status": "done", "faults": [], "ids": [],
-                                 "links": [target.resolve().as_uri()], "images": []}
+                results[page] = {
+                    "status": "done",
+                    "faults": [],
+                    "ids": [],
+                    "links": [target.resolve().as_uri()],
+                    "images": [],
+                }
                 continue
             _replace_file(site / page, _inject(text, probe))
             to_open.append(page)
@@ -139,7 +163,15 @@ def check_site(
         def run(index_page):
             index, page = index_page
             profile = Path(tmp) / f"profile-{index}"
-            return page, _run_chromium(chromium, site / page, profile, wait_ms, timeout_s)
+            return page, _run_chromium(
+                chromium,
+                site / page,
+                profile,
+                wait_ms,
+                timeout_s,
+                max(widths),
+                frames=len(widths) - 1,
+            )
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             for page, (result, problem) in pool.map(run, enumerate(to_open)):
@@ -156,10 +188,46 @@ def check_site(
                     f"{result.get('status')!r}; MathJax or a script hung or failed)"
                 )
             faults.extend(f"{page}: {fault}" for fault in result.get("faults", []))
+            faults.extend(f"{page}: {fault}" for fault in _layout_faults(result))
             faults.extend(
                 f"{page}: {fault}" for fault in _reference_faults(site, page, result, ids_cache)
             )
     return sorted(dict.fromkeys(faults))
+
+
+def _checked_widths(widths) -> tuple[int, ...]:
+    if isinstance(widths, (str, bytes)) or not hasattr(widths, "__iter__"):
+        raise ValueError(f"widths must be a sequence of window widths in px, got {widths!r}")
+    widths = tuple(widths)
+    bad = [
+        w
+        for w in widths
+        if isinstance(w, bool) or not isinstance(w, int) or not MIN_WIDTH <= w <= MAX_WIDTH
+    ]
+    if not widths or bad:
+        raise ValueError(
+            f"widths must be window widths in px, integers in [{MIN_WIDTH}, "
+            f"{MAX_WIDTH}], at least one; got {widths!r}"
+        )
+    return tuple(dict.fromkeys(widths))
+
+
+def _layout_faults(result: dict) -> list[str]:
+    """One fault per layout finding of a page, naming its overflow at every window width where it
+    occurs, e.g. "display equation (2) '...' is cut off by 199, 148 px at window widths 800,
+    1400 px"."""
+    by_what: dict[str, dict[int, int]] = {}
+    layout = result.get("layout") or {}
+    for width in sorted(layout, key=int):
+        for finding in layout[width]:
+            by_what.setdefault(finding["what"], {})[int(width)] = finding["px"]
+    faults = []
+    for what, by_width in by_what.items():
+        sizes = ", ".join(str(px) for px in by_width.values())
+        where = ", ".join(str(width) for width in by_width)
+        plural = "s" if len(by_width) > 1 else ""
+        faults.append(f"{what} by {sizes} px at window width{plural} {where} px")
+    return faults
 
 
 def _html_root(html_dir) -> Path:
@@ -196,12 +264,22 @@ def _inject(page_html: str, probe: str) -> str:
     return page_html[:at] + script + page_html[at:]
 
 
-def _run_chromium(chromium, page: Path, profile: Path, wait_ms: int, timeout_s: float):
-    """(probe result or None, problem or None) for one page."""
-    # The probe may wait up to three times wait_ms (MathJax load, typeset, images).
-    budget = 3 * wait_ms + 5_000
-    cmd = [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-           f"--virtual-time-budget={budget}", "--dump-dom", page.as_uri()]
+def _run_chromium(
+    chromium, page: Path, profile: Path, wait_ms: int, timeout_s: float, width: int, frames: int = 0
+):
+    """(probe result or None, problem or None) for one page in a window `width` px wide, whose
+    probe opens the page again in `frames` narrower frames."""
+    # The probe may wait up to three times wait_ms (MathJax load, typeset, images), per frame too.
+    budget = (1 + frames) * (3 * wait_ms + 1_000) + 5_000
+    cmd = [
+        chromium,
+        *CHROMIUM_FLAGS,
+        f"--window-size={width},{WINDOW_HEIGHT}",
+        f"--user-data-dir={profile}",
+        f"--virtual-time-budget={budget}",
+        "--dump-dom",
+        page.as_uri(),
+    ]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
@@ -211,8 +289,10 @@ def _run_chromium(chromium, page: Path, profile: Path, wait_ms: int, timeout_s: 
     matches = _PROBE_RE.findall(proc.stdout)
     if not matches:
         tail = (proc.stderr or "").strip().splitlines()[-3:]
-        return None, (f"no probe result in the rendered page (chromium exit {proc.returncode}; "
-                      f"{' | '.join(tail)})")
+        return None, (
+            f"no probe result in the rendered page (chromium exit {proc.returncode}; "
+            f"{' | '.join(tail)})"
+        )
     try:
         return json.loads(html.unescape(matches[-1])), None
     except json.JSONDecodeError as err:

@@ -1,13 +1,18 @@
-// Rendering probe injected by tests/browser.py into a copy of each built page.
+// Rendering probe injected by tests/book/browser_check.py into a copy of each built page.
 // After the page has loaded and MathJax has finished its first typeset, it collects what the
-// browser saw and writes it as JSON into a hidden PRE element (PROBE_ID). Python reads that element from
-// the DOM that `chromium --dump-dom` prints; "status": "done" is written only at the very end, so
-// a page whose probe never finishes (MathJax hanging, script error) is reported by Python.
+// browser saw and writes it as JSON into a hidden PRE element (PROBE_ID). Python reads that
+// element from the DOM that `chromium --dump-dom` prints; "status": "done" is written only at the
+// very end, so a page whose probe never finishes (MathJax hanging, script error) is reported by
+// Python. The layout (what does not fit the text column) is measured at the window's width and
+// again in a frame of each of FRAME_WIDTHS, where the same probe runs `frameRun`.
 (function () {
   "use strict";
   var PROBE_ID = "cotbook-probe";
   var WAIT_MS = __WAIT_MS__; // how long (virtual time) to wait for MathJax and for images
   var LIMIT = 20; // findings kept per kind, so a page full of one fault stays readable
+  // Window widths (px) at which the layout is also checked, each in a frame of that width
+  // (the page itself is opened in a window as wide as the widest of them).
+  var FRAME_WIDTHS = __FRAME_WIDTHS__;
 
   function sleep(ms) {
     return new Promise(function (resolve) { setTimeout(resolve, ms); });
@@ -175,9 +180,11 @@
   }
 
   // Text of an output without the buttons other extensions add (sphinx-copybutton's "Copy").
+  // Table cells are kept apart by a space.
   function visibleText(el) {
     var copy = el.cloneNode(true);
     copy.querySelectorAll("button, .copybtn").forEach(function (b) { b.remove(); });
+    copy.querySelectorAll("td, th").forEach(function (cell) { cell.append(" "); });
     return copy.textContent || "";
   }
 
@@ -190,6 +197,185 @@
     var cell = el.closest(".cell");
     var code = cell && cell.querySelector(".cell_input");
     return !!code && /\bexcept\b|catch_warnings/.test(code.textContent);
+  }
+
+  // ---- Layout: what does not fit the text column (at each window width, see layoutInFrame) ----
+  // Each finding is {what, px}: what is wrong (the same words at every width) and by how many
+  // px. There is one finding at most per output box, table or equation, so none are capped.
+  var TOL = 2; // px of slack for sub-pixel rounding
+
+  // The main text column: the content box of the theme's article (else of <main> or <body>).
+  function textColumn() {
+    var el = document.querySelector("article.bd-article") || document.querySelector("main")
+      || document.body;
+    var r = el.getBoundingClientRect();
+    var cs = window.getComputedStyle(el);
+    var left = r.left + parseFloat(cs.borderLeftWidth) + parseFloat(cs.paddingLeft);
+    var right = r.right - parseFloat(cs.borderRightWidth) - parseFloat(cs.paddingRight);
+    return { el: el, left: left, right: right, width: right - left };
+  }
+
+  function px(n) {
+    return Math.ceil(n - 1e-6);
+  }
+
+  // The horizontal extent in which `el` can be seen: the text column, narrowed by every
+  // ancestor up to it that clips or scrolls its overflow.
+  function visibleExtent(el, column) {
+    var extent = { left: column.left, right: column.right };
+    for (var a = el.parentElement; a && a !== column.el; a = a.parentElement) {
+      if (window.getComputedStyle(a).overflowX === "visible") continue;
+      var left = a.getBoundingClientRect().left + a.clientLeft;
+      extent.left = Math.max(extent.left, left);
+      extent.right = Math.min(extent.right, left + a.clientWidth);
+    }
+    return extent;
+  }
+
+  // How far an element's content passes its own box (what it scrolls or clips) or the text
+  // column, in px.
+  function overflowOf(el, column) {
+    var r = el.getBoundingClientRect();
+    return Math.max(el.scrollWidth - el.clientWidth, r.right - column.right, column.left - r.left);
+  }
+
+  // The TeX source of each typeset math item, by its mjx-container.
+  function texSources() {
+    var map = new Map();
+    var list = window.MathJax && window.MathJax.startup && window.MathJax.startup.document
+      && window.MathJax.startup.document.math;
+    if (!list) return map;
+    Array.from(list).forEach(function (item) {
+      if (item.typesetRoot) map.set(item.typesetRoot, item.math);
+    });
+    return map;
+  }
+
+  // Display equations cut off by their box or the column, or drawn under their number.
+  function equationFindings(column) {
+    var out = [];
+    var tex = texSources();
+    document.querySelectorAll("mjx-container[display='true']").forEach(function (box) {
+      if (!column.el.contains(box)) return;
+      var math = box.querySelector("mjx-math") || box;
+      var holder = box.closest("div.math") || box;
+      var eqno = holder.querySelector(".eqno");
+      var label = "";
+      if (eqno) {
+        var copy = eqno.cloneNode(true);
+        copy.querySelectorAll(".headerlink").forEach(function (a) { a.remove(); });
+        label = short(copy.textContent, 12) + " ";
+      }
+      var name = "display equation " + label + "'" + short(tex.get(box) || math.textContent, 60)
+        + "'";
+      var content = math.getBoundingClientRect();
+      var seen = visibleExtent(math, column);
+      var cut = Math.max(content.right - seen.right, seen.left - content.left,
+        box.scrollWidth - box.clientWidth, holder.scrollWidth - holder.clientWidth);
+      if (cut > TOL) out.push({ what: name + " is cut off", px: px(cut) });
+      if (eqno) {
+        var n = eqno.getBoundingClientRect();
+        var rows = Math.min(content.bottom, n.bottom) - Math.max(content.top, n.top);
+        var under = Math.min(content.right, n.right) - Math.max(content.left, n.left);
+        if (rows > TOL && under > TOL) {
+          out.push({ what: name + " runs under its equation number", px: px(under) });
+        }
+      }
+    });
+    return out;
+  }
+
+  // Each line of a <pre> as {text, width}: the width of its laid-out text, clipped or not (a
+  // line spans several text nodes when the output is coloured).
+  function preLines(pre) {
+    var lines = [];
+    var range = document.createRange();
+    var start = null;
+    var text = "";
+    function end(node, offset) {
+      if (start) {
+        range.setStart(start.node, start.offset);
+        range.setEnd(node, offset);
+        lines.push({ text: text, width: range.getBoundingClientRect().width });
+      }
+      start = null;
+      text = "";
+    }
+    var walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    var last = null;
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      var s = node.textContent;
+      var from = 0;
+      for (var i = 0; i <= s.length; i++) {
+        if (i < s.length && s[i] !== "\n") continue;
+        if (i > from) {
+          if (!start) start = { node: node, offset: from };
+          text += s.slice(from, i);
+        }
+        if (i < s.length) end(node, i);
+        from = i + 1;
+      }
+      last = node;
+    }
+    if (last) end(last, last.textContent.length);
+    return lines;
+  }
+
+  // Printed lines of cell outputs that do not fit their output box (which lies inside the text
+  // column, so this includes every line wider than the column): the widest line of each <pre>,
+  // by how far it passes the box's content width (what is cut off and must be scrolled to).
+  // The <pre>s found here are added to `reported`.
+  function lineFindings(column, reported) {
+    var out = [];
+    document.querySelectorAll(".cell_output pre").forEach(function (pre) {
+      if (!column.el.contains(pre)) return;
+      var cs = window.getComputedStyle(pre);
+      var room = pre.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      var widest = { width: 0 };
+      preLines(pre).forEach(function (line) { if (line.width > widest.width) widest = line; });
+      if (widest.width - room > TOL) {
+        reported.add(pre);
+        out.push({ what: "printed line (" + widest.text.length + " characters) '"
+          + short(widest.text, 60) + "' overflows its output box", px: px(widest.width - room) });
+      }
+    });
+    return out;
+  }
+
+  // Cell outputs (text, HTML tables) and tables whose content passes their box or the column.
+  function blockFindings(column, reported) {
+    var out = [];
+    var selector = ".cell_output, .cell_output .output, .cell_output pre, table, "
+      + ".pst-scrollable-table-container";
+    // innermost first, so that a fault is named by the smallest block that shows it
+    Array.from(document.querySelectorAll(selector)).reverse().forEach(function (el) {
+      if (!column.el.contains(el) || el.closest("mjx-container")) return;
+      var block = el.closest(".cell_output .output")
+        || el.closest(".pst-scrollable-table-container") || el.closest("table")
+        || el.closest(".cell_output") || el;
+      var done = Array.from(reported).some(function (r) {
+        return r.contains(el) || el.contains(r) || block.contains(r);
+      });
+      if (done) return;
+      var over = overflowOf(el, column);
+      if (over <= TOL) return;
+      reported.add(block);
+      var table = block.matches("table, .pst-scrollable-table-container")
+        || block.querySelector("table") !== null;
+      var output = block.closest(".cell_output") !== null;
+      var kind = table ? (output ? "output table" : "table") : "output";
+      out.push({ what: kind + " '" + short(visibleText(block), 60) + "' does not fit the text "
+        + "column", px: px(over) });
+    });
+    return out;
+  }
+
+  function layoutFindings() {
+    document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+    var column = textColumn();
+    var reported = new Set();
+    return lineFindings(column, reported).concat(blockFindings(column, reported))
+      .concat(equationFindings(column));
   }
 
   function unique(list) {
@@ -207,8 +393,53 @@
     return list.slice(0, LIMIT).concat(["... and " + (list.length - LIMIT) + " more"]);
   }
 
+  // The layout at another window width: the same page in a frame that wide (the frame's probe
+  // runs `frameRun` and posts its findings back). Resolves to {layout} or {fault}.
+  function layoutInFrame(width) {
+    return new Promise(function (resolve) {
+      var frame = document.createElement("iframe");
+      var timer = null;
+      function finish(answer) {
+        window.removeEventListener("message", listen);
+        clearTimeout(timer);
+        frame.remove();
+        resolve(answer);
+      }
+      function listen(event) {
+        var data = event.data;
+        if (event.source !== frame.contentWindow || !data || data.probe !== PROBE_ID) return;
+        if (data.error) finish({ fault: "probe error at window width " + width + " px: "
+          + data.error });
+        else finish({ layout: data.layout });
+      }
+      window.addEventListener("message", listen);
+      timer = setTimeout(function () {
+        finish({ fault: "page did not finish rendering at window width " + width + " px" });
+      }, 3 * WAIT_MS + 1000);
+      frame.style.cssText = "position: fixed; left: 0; top: 0; border: 0; z-index: 2147483647; "
+        + "background: white; width: " + width + "px; height: " + window.innerHeight + "px;";
+      frame.src = location.href.split("#")[0];
+      document.body.appendChild(frame);
+    });
+  }
+
+  // In a frame opened by layoutInFrame: wait for the page as `run` does, post the layout.
+  async function frameRun() {
+    var answer = { probe: PROBE_ID, width: window.innerWidth, layout: [] };
+    try {
+      await windowLoaded();
+      await mathjaxFinished();
+      await imagesSettled();
+      if (document.fonts) await document.fonts.ready;
+      answer.layout = layoutFindings();
+    } catch (err) {
+      answer.error = short(String(err && err.stack || err), 300);
+    }
+    window.parent.postMessage(answer, "*");
+  }
+
   async function run() {
-    var result = { status: "running", url: location.href, faults: [] };
+    var result = { status: "running", url: location.href, faults: [], layout: {} };
     write(result);
     try {
       await windowLoaded();
@@ -230,6 +461,13 @@
       result.ids = Array.prototype.map.call(document.querySelectorAll("[id]"), function (el) {
         return el.id;
       });
+      if (document.fonts) await document.fonts.ready;
+      result.layout[window.innerWidth] = layoutFindings();
+      for (var i = 0; i < FRAME_WIDTHS.length; i++) {
+        var answer = await layoutInFrame(FRAME_WIDTHS[i]);
+        if (answer.fault) result.faults.push(answer.fault);
+        else result.layout[FRAME_WIDTHS[i]] = answer.layout;
+      }
       result.status = "done";
     } catch (err) {
       result.status = "error";
@@ -238,5 +476,6 @@
     write(result);
   }
 
-  run();
+  if (window.parent !== window) frameRun();
+  else run();
 })();

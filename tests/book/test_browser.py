@@ -4,6 +4,7 @@ The checker (tests/book/browser_check.py) is shown to catch faults planted into 
 with the real MathJax configuration and into a copy of a real built page.
 """
 
+import re
 import shutil
 
 import jupytext
@@ -11,7 +12,7 @@ import nbformat
 import pytest
 import yaml
 from book_build import ROOT, build_book
-from browser_check import INSTALL_HINT, check_site, find_chromium, site_pages
+from browser_check import INSTALL_HINT, WINDOW_WIDTHS, check_site, find_chromium, site_pages
 
 
 @pytest.fixture(scope="session")  # session scope: it fails before the book is built
@@ -45,8 +46,10 @@ def _tiny_page() -> str:
     """A MyST notebook (jupytext) with the planted math and one code cell."""
     kernelspec = {"display_name": "Python 3", "language": "python", "name": "python3"}
     notebook = nbformat.v4.new_notebook(metadata={"kernelspec": kernelspec})
-    notebook.cells = [nbformat.v4.new_markdown_cell(TINY_MATH),
-                      nbformat.v4.new_code_cell('print("hello")')]
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell(TINY_MATH),
+        nbformat.v4.new_code_cell('print("hello")'),
+    ]
     return jupytext.writes(notebook, fmt="md:myst")
 
 
@@ -130,17 +133,22 @@ def test_checker_reports_planted_faults(chromium, built_book, tmp_path):
     # a page whose MathJax never finishes typesetting must fail, not pass silently
     hang = (html / "book" / "numerics.html").read_text()
     assert '<script defer="defer" src="../_static/mathjax/tex-chtml.js"></script>' in hang
-    (html / "book" / "numerics.html").write_text(hang.replace(
-        '<script defer="defer" src="../_static/mathjax/tex-chtml.js"></script>',
-        "<script>window.MathJax = {startup: {promise: new Promise(() => {})}};</script>",
-    ))
+    (html / "book" / "numerics.html").write_text(
+        hang.replace(
+            '<script defer="defer" src="../_static/mathjax/tex-chtml.js"></script>',
+            "<script>window.MathJax = {startup: {promise: new Promise(() => {})}};</script>",
+        )
+    )
     # a page whose MathJax is missing from the build
     (html / "book" / "intro.html").write_text(
-        (html / "book" / "intro.html").read_text().replace("tex-chtml.js", "no-mathjax.js"))
+        (html / "book" / "intro.html").read_text().replace("tex-chtml.js", "no-mathjax.js")
+    )
 
     faults = check_site(
-        html, ["book/model.html", "book/numerics.html", "book/intro.html"],
-        chromium=chromium, wait_ms=2000,
+        html,
+        ["book/model.html", "book/numerics.html", "book/intro.html"],
+        chromium=chromium,
+        wait_ms=2000,
     )
     report = "\n".join(faults)
     expected = [
@@ -168,25 +176,170 @@ def test_checker_reports_planted_faults(chromium, built_book, tmp_path):
     assert len(on_model) == len([f for f in expected if f.startswith("book/model.html")]), report
 
 
+def _planted_output(text: str, kind: str = "stream highlight-myst-ansi") -> str:
+    """A cell output as myst-nb renders it: `text` printed (a <pre>), or HTML when kind is
+    'text_html'."""
+    body = text
+    if kind != "text_html":
+        body = f'<div class="highlight"><pre><span></span>{text}\n</pre></div>'
+    return (
+        f'<div class="cell docutils container"><div class="cell_output docutils container">'
+        f'<div class="output {kind} notranslate">{body}</div></div></div>'
+    )
+
+
+def _planted_equation(number: int, tex: str) -> str:
+    """A numbered display equation as Sphinx writes it (MathJax typesets it in the browser)."""
+    return (
+        f'<div class="math notranslate nohighlight" id="equation-planted-{number}">'
+        f'<span class="eqno">({number})<a class="headerlink" href="#equation-planted-{number}">'
+        f"#</a></span>\\[{tex}\\]</div>"
+    )
+
+
+LONG_LINES = {150: "planted long line A ", 200: "planted long line B "}
+SHORT_LINE = "planted line of 85 characters, too wide for the output box only in an 800 px window"
+
+
+def _planted_layout() -> str:
+    """Outputs, tables and equations that do not fit the text column, and ones that do."""
+    lines = [_planted_output(start + "x" * (n - len(start))) for n, start in LONG_LINES.items()]
+    columns = "".join(f"<th>planted_column_{i}</th>" for i in range(30))
+    cells = "".join(f"<td>planted wide table cell {i}</td>" for i in range(30))
+    return "\n".join(
+        [
+            *lines,
+            _planted_output(SHORT_LINE.ljust(85, ".")),
+            _planted_output("a short planted line that fits\nand a second one"),
+            _planted_output(f'<table class="dataframe"><tr>{columns}</tr></table>', "text_html"),
+            f'<div class="pst-scrollable-table-container"><table class="table"><tr>{cells}</tr>'
+            f"</table></div>",
+            '<div class="pst-scrollable-table-container"><table class="table"><tr><td>narrow '
+            "planted table</td></tr></table></div>",
+            _planted_equation(91, " + ".join(f"a_{{{i}}}" for i in range(1, 61))),
+            _planted_equation(92, r"y = \frac{1}{2}"),
+        ]
+    )
+
+
+_BY_PX = re.compile(r" by ([\d, ]+) px at window widths? ([\d, ]+) px$")
+
+
+def _overflow(faults: list[str], start: str, what: str) -> dict[int, int]:
+    """The one fault that starts with `start` and says `what`, as {window width: px}."""
+    found = [f for f in faults if f.startswith(start) and what in f]
+    assert len(found) == 1, f"{start!r} reported {len(found)} times:\n" + "\n".join(faults)
+    match = _BY_PX.search(found[0])
+    assert match, found[0]
+    sizes, widths = ([int(x) for x in group.split(", ")] for group in match.groups())
+    return dict(zip(widths, sizes, strict=True))
+
+
+def test_checker_reports_what_does_not_fit_the_text_column(chromium, built_book, tmp_path):
+    html = tmp_path / "html"
+    shutil.copytree(built_book.html, html)
+    page = html / "book" / "model.html"
+    page.write_text(page.read_text().replace("</article>", _planted_layout() + "</article>", 1))
+    faults = check_site(html, ["book/model.html"], chromium=chromium)
+    report = "\n".join(faults)
+    assert WINDOW_WIDTHS == (800, 1400, 1920)
+    at, line = "book/model.html: ", "overflows its output box"
+
+    # Printed lines wider than the text column, at every width. The overflow grows by one
+    # monospace character (14 px: about 8.4 px) per character; the narrower the window, the
+    # narrower the column (721, 772, 790 px) and the more is cut off.
+    long_a, long_b = (
+        _overflow(faults, f"{at}printed line ({n} characters) '{start}xxx", line)
+        for n, start in LONG_LINES.items()
+    )
+    assert list(long_a) == list(long_b) == [800, 1400, 1920], report
+    for width in WINDOW_WIDTHS:
+        assert 7.8 <= (long_b[width] - long_a[width]) / 50 <= 9.0, report
+    assert long_a[800] - long_a[1400] == pytest.approx(51, abs=4), report
+    assert long_a[1400] - long_a[1920] == pytest.approx(18, abs=4), report
+    assert 1170 <= long_a[1400] + 740 <= 1350, report  # 150 characters in a 740 px wide box
+
+    # a line that fits the output box at 1400 and 1920 px but not at 800 px
+    short = _overflow(faults, f"{at}printed line (85 characters) '{SHORT_LINE[:20]}", line)
+    assert list(short) == [800] and 10 <= short[800] <= 50, report
+
+    fit = "does not fit the text column"
+    html_table = _overflow(faults, f"{at}output table 'planted_column_0 planted_column_1", fit)
+    prose_table = _overflow(faults, f"{at}table 'planted wide table cell 0 planted", fit)
+    for table in (html_table, prose_table):
+        assert list(table) == [800, 1400, 1920], report
+        assert table[800] - table[1400] == pytest.approx(51, abs=4), report
+        assert table[1920] > 1000, report
+
+    # the long equation is cut off at the column's edge, and runs under its number
+    cut = _overflow(faults, f"{at}display equation (91) 'a_{{1}} + a_{{2}}", "is cut off")
+    under = _overflow(
+        faults, f"{at}display equation (91) 'a_{{1}} + a_{{2}}", "its equation number"
+    )
+    assert list(cut) == list(under) == [800, 1400, 1920], report
+    assert cut[800] - cut[1400] == pytest.approx(51, abs=4) and cut[1920] > 1000, report
+    assert all(30 <= px <= 80 for px in under.values()), report  # about the number's width
+
+    # the short output, the narrow table and equation (92) fit: nothing else is reported
+    assert len([f for f in faults if f.startswith(at)]) == 7, report
+
+
 def test_checker_reports_a_probe_that_never_finishes(chromium, built_book, tmp_path):
     html = tmp_path / "html"
     shutil.copytree(built_book.html, html)
     # Without MathJax and with timers that never fire, the probe waits forever: the browser's
     # time budget runs out before it reports "done", and that must be a fault.
     hang = html / "book" / "references.html"
-    hang.write_text(hang.read_text().replace("tex-chtml.js", "no-mathjax.js").replace(
-        "<head>", "<head><script>window.setTimeout = function () { return 0; };</script>", 1))
+    hang.write_text(
+        hang.read_text()
+        .replace("tex-chtml.js", "no-mathjax.js")
+        .replace(
+            "<head>", "<head><script>window.setTimeout = function () { return 0; };</script>", 1
+        )
+    )
     # A page script that breaks the probe (an exception inside it) is a fault too.
     broken = html / "genindex.html"
-    broken.write_text(broken.read_text().replace(
-        "<head>", "<head><script>document.createTreeWalker = null;</script>", 1))
-    faults = check_site(html, ["book/references.html", "genindex.html"], chromium=chromium,
-                        wait_ms=500, timeout_s=60)
+    broken.write_text(
+        broken.read_text().replace(
+            "<head>", "<head><script>document.createTreeWalker = null;</script>", 1
+        )
+    )
+    # The layout at the narrower widths is measured in frames: a frame whose probe hangs or
+    # fails is a fault too (the page itself is fine).
+    in_frame = "<head><script>if (window.parent !== window) {%s}</script>"
+    frame_hang = html / "book" / "intro.html"
+    frame_hang.write_text(
+        frame_hang.read_text().replace(
+            "<head>", in_frame % "window.addEventListener = function () {};", 1
+        )
+    )
+    frame_broken = html / "search.html"
+    frame_broken.write_text(
+        frame_broken.read_text().replace(
+            "<head>", in_frame % "Element.prototype.getBoundingClientRect = null;", 1
+        )
+    )
+    pages = ["book/references.html", "genindex.html", "book/intro.html", "search.html"]
+    # (pages opened at 1400 px, the 800 px layout measured in a frame)
+    faults = check_site(
+        html, pages, chromium=chromium, wait_ms=500, timeout_s=60, widths=(800, 1400)
+    )
     report = "\n".join(faults)
-    assert ("book/references.html: page did not finish rendering (probe status 'running'; "
-            "MathJax or a script hung or failed)") in faults, report
-    assert ("genindex.html: page did not finish rendering (probe status 'error'; "
-            "MathJax or a script hung or failed)") in faults, report
+    assert "book/intro.html: page did not finish rendering at window width 800 px" in faults
+    assert any(
+        f.startswith("search.html: probe error at window width 800 px: TypeError") for f in faults
+    ), report
+    assert not [
+        f for f in faults if "probe status" in f and "genindex" not in f and "references" not in f
+    ], report
+    assert (
+        "book/references.html: page did not finish rendering (probe status 'running'; "
+        "MathJax or a script hung or failed)"
+    ) in faults, report
+    assert (
+        "genindex.html: page did not finish rendering (probe status 'error'; "
+        "MathJax or a script hung or failed)"
+    ) in faults, report
     assert any(f.startswith("genindex.html: probe error: TypeError") for f in faults), report
 
 
@@ -202,3 +355,6 @@ def test_check_site_validates_its_inputs(tmp_path):
         check_site(tmp_path, jobs=0)
     with pytest.raises(ValueError, match="wait_ms"):
         check_site(tmp_path, wait_ms=1)
+    for widths in ((), (800, 100), (800.0,), "800", 1400, (True,)):
+        with pytest.raises(ValueError, match=r"widths must be .*\[320, 3840\]|widths must be a"):
+            check_site(tmp_path, widths=widths)

@@ -63,6 +63,50 @@ def test_executed_copy_is_deterministic_in_form(chapter):
             assert not [o for o in cell.outputs if o.output_type == "error"]
 
 
+#: The longest line a chapter may print (stdout/stderr): the monospace output box holds about
+#: 81 characters at an 800-px window and 87 at 1400 px (tests/book/test_browser.py measures the
+#: rendered page), so a printed line of at most 80 characters never needs scrolling.
+MAX_PRINTED_LINE = 80
+
+
+def _long_printed_lines(nb, limit: int) -> list[str]:
+    """'cell <id>: <n> characters: <line>' for each stream output line longer than `limit`."""
+    found = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") != "stream":
+                continue
+            for line in output.get("text", "").splitlines():
+                if len(line) > limit:
+                    found.append(f"cell {cell.get('id')}: {len(line)} characters: {line[:80]}")
+    return found
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def test_printed_lines_fit_the_text_column(chapter):
+    """No line a chapter prints is longer than MAX_PRINTED_LINE characters: the book shows
+    printed output in a monospace box as wide as the text column, and cuts off what is wider."""
+    nb = nbformat.read(chapters.executed_copy(ROOT, chapter), as_version=4)
+    long_lines = _long_printed_lines(nb, MAX_PRINTED_LINE)
+    assert not long_lines, (
+        f"{chapter.name} prints {len(long_lines)} line(s) longer than {MAX_PRINTED_LINE} "
+        "characters:\n" + "\n".join(long_lines)
+    )
+
+
+def test_long_printed_lines_are_found():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print(...)", id="c0")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="ok\n" + "x" * 101 + "\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="y" * 100),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "z" * 300}),
+    ]
+    nb.cells = [cell, nbformat.v4.new_markdown_cell("w" * 300)]
+    assert _long_printed_lines(nb, 100) == ["cell c0: 101 characters: " + "x" * 80]
+    assert len(_long_printed_lines(nb, 99)) == 2
+
+
 def test_drift_is_detected(tmp_path):
     """The comparison above really fails when a chapter's source changes."""
     chapter = CHAPTERS[1]
