@@ -118,6 +118,8 @@ class GridSpec:
         return [c for c in self.configs() if c.model == model and c.L == L]
 
     def to_dict(self) -> dict:
+        """The spec as a flat JSON-ready dict (its settings inline): the configuration a saved
+        record keeps."""
         return {
             "Ls": list(self.Ls),
             "Ms": list(self.Ms),

@@ -116,6 +116,7 @@ class SimulationSpec:
         return [f"{name}/D={D}" for name in panels(self.sigma2) for D in self.dims]
 
     def to_dict(self) -> dict:
+        """The spec as a flat JSON-ready dict: the configuration a saved record keeps."""
         return {
             "dims": list(self.dims),
             "trials": self.trials,
@@ -128,6 +129,7 @@ class SimulationSpec:
 
     @classmethod
     def from_dict(cls, d) -> SimulationSpec:
+        """The spec of :meth:`to_dict`'s layout (the saved record's configuration)."""
         fields = ("dims", "trials", "test_designs", "t_max", "sigma2", "lam", "seed")
         unknown = sorted(set(d) - set(fields))
         if unknown:

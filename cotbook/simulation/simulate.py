@@ -113,7 +113,8 @@ def simulated_curve(
 
     Examples
     --------
-    >>> curve = simulated_curve(2.0, 4.0, 0.01, 3, D=40, lam=1e-5, trials=2, test_designs=1)
+    >>> curve = simulated_curve(
+    ...     2.0, 4.0, 0.01, 3, D=40, lam=1e-5, trials=2, test_designs=1)
     >>> curve.mean.shape, curve.per_trial.shape, float(curve.mean[0])
     ((4,), (2, 4), 1.0)
     """

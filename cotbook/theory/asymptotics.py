@@ -65,15 +65,15 @@ class AsymptoticLaw(NamedTuple):
     rate: float
     power: float
     sign: int
-    """Sign of ``E_t - E_inf`` at large t: +1, -1, or 0 where it alternates with t's parity."""
+    """Sign of ``E_t - E_inf`` at large t (+1 or -1), or 0 where it alternates with t's parity."""
     K: float
     K_alt: float
     """Constant of the (-1)^t part (sigma2 = 0 only; else 0)."""
     source: str
     """The singularity that gives the law (see the module docstring)."""
     t_scale: float
-    """Depth beyond which the law leads: 1/log(rate/next rate), and for a saddle near a zero of
-    its integrand's constant, the depth at which the two separate.  Fits at t >> t_scale
+    """Depth beyond which the law leads, ``1/log(rate/next rate)``, and for a saddle near a
+    zero of its integrand's constant, the depth at which the two separate.  Fits at t >> t_scale
     resolve the law; fits at t <~ t_scale do not."""
 
 

@@ -74,7 +74,9 @@ __all__ = [
     "TINY",
 ]
 
+#: Relative accuracy the ``lambda = 0`` evaluators certify unless told otherwise.
 RTOL_DEFAULT = 1e-10
+#: Absolute floor of the accuracy rule, ``bound <= rtol * max(|E_t|, TINY)``.
 TINY = 1e-300
 _U = np.finfo(float).eps / 2  # unit roundoff of float64
 # float64 Lagrange (``_lagrange_float``): entries of Q below this are flushed to zero (avoids
@@ -136,8 +138,8 @@ def g(u, alpha, sigma2):
     on the branch analytic at u = 0 with g(0) = 1.  Evaluated in the rationalised form
     g = 2c / (A + s), A = c + u(1-alpha), s^2 = A^2 - 4cu, with the square root ``s`` chosen on
     the same side as ``A`` (Re(s conj(A)) >= 0).  That is the analytic branch in the disc
-    |u| < |u_b| around 0 (u_b the nearer branch point), and its continuation along rays from 0
-    elsewhere.  Accepts real or complex scalars/arrays; returns complex for complex input.
+    ``|u| < |u_b|`` around 0 (``u_b`` the nearer branch point), and its continuation along rays
+    from 0 elsewhere.  Accepts real or complex scalars/arrays; returns complex for complex input.
     """
     alpha = domain.alpha(alpha)
     sigma2 = domain.sigma2(sigma2)
@@ -274,11 +276,11 @@ def _Q_matrices(g1, g2, T, signs):
 
 
 def negative_singular_root(alpha, tau, sigma2):
-    """|a_-|: the negative real root a_- of the symmetric singular condition of Result 2's
-    appendix, a^2 [1 + beta (alpha + 1 - 2a)] = alpha (unique for a < 0).
+    """``|a_-|``: the negative real root ``a_-`` of the symmetric singular condition of Result
+    2's appendix, ``a^2 [1 + beta (alpha + 1 - 2a)] = alpha`` (unique for ``a < 0``).
 
-    It is also the radius of the largest torus |a| = |b| = r on which D(a, b) (Lagrange form)
-    does not vanish, so r = |a_-| keeps the scaled coefficients of 1/D bounded.
+    It is also the radius of the largest torus ``|a| = |b| = r`` on which ``D(a, b)`` (Lagrange
+    form) does not vanish, so ``r = |a_-|`` keeps the scaled coefficients of ``1/D`` bounded.
     """
     alpha, tau, sigma2 = _params(alpha, tau, sigma2)
     beta = (1.0 + sigma2) / (alpha * (tau - 1.0))

@@ -47,6 +47,7 @@ __all__ = [
     "pole_crossover",
 ]
 
+#: Relative distance to ``tau_c`` that :func:`regime` still calls "critical".
 CRITICAL_RTOL = 1e-9
 REGIMES = ("overthinking", "critical", "exponential", "saturation")
 
@@ -130,8 +131,8 @@ def _positive_root(alpha, tau, s):
 
 
 def decay_rate(alpha, tau, sigma2):
-    """Lambda(alpha, tau, sigma2) = |xi|^-2 of Result 2 on the negative branch a_- (see module
-    docstring): Lambda = ((alpha + sigma2 a_- + a_-^2) / ((alpha+1+sigma2) a_-))^2.
+    """``Lambda(alpha, tau, sigma2) = |xi|^-2`` of Result 2 on the negative branch ``a_-`` (see
+    module docstring): ``Lambda = ((alpha + sigma2 a_- + a_-^2) / ((alpha+1+sigma2) a_-))^2``.
 
     Lambda > 1 for tau < tau_c, = 1 at tau_c, < 1 above, continuous and decreasing in tau.
     """
@@ -144,8 +145,8 @@ def decay_rate(alpha, tau, sigma2):
 def rates(alpha, tau, sigma2):
     """All candidate exponential rates of E_t (dict of floats).
 
-    ``negative``: the paper's Lambda (``decay_rate``); ``positive``: |x(a_+)|^-2 from the
-    positive root a_+ in (0, sqrt(alpha)]; ``branch_point``: 1/x_b^2 = ((2 sqrt(alpha) +
+    ``negative``: the paper's Lambda (``decay_rate``); ``positive``: ``|x(a_+)|^-2`` from the
+    positive root ``a_+`` in ``(0, sqrt(alpha)]``; ``branch_point``: 1/x_b^2 = ((2 sqrt(alpha) +
     sigma2)/(alpha+1+sigma2))^2 (Theorem 1's rate); ``unit``: 1.0 for the pole at x = 1 that
     carries E_inf (alpha < 1 only, else 0); ``a_minus``, ``a_plus``, ``xi_minus``, ``xi_plus``.
     """
@@ -169,7 +170,7 @@ def rates(alpha, tau, sigma2):
 def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     """Regime of Result 2 / Fig. 2: "overthinking", "critical", "exponential" or "saturation".
 
-    "critical" when |tau - tau_c| <= rtol * tau_c (default rtol = 1e-9: tau is a float, so an
+    "critical" when ``|tau - tau_c| <= rtol * tau_c`` (default rtol = 1e-9: tau is a float, so an
     exact equality test would almost never fire); below: "overthinking"; above: "saturation" for
     alpha < 1 (E_inf > 0), "exponential" for alpha >= 1 (alpha = 1: E_inf = (1-alpha)... = 0).
     alpha < 1 at tau = tau_c also returns "critical" (Lambda = 1: E_t approaches E_inf > 0
@@ -263,7 +264,8 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
 def mp_density(s, alpha):
     """Marchenko-Pastur density of the nonzero eigenvalues, normalised as used here.
 
-    rho(s) = sqrt((s_+ - s)(s - s_-)) / (2 pi s) on [s_-, s_+], s_pm = (1 pm sqrt(alpha))^2.
+    ``rho(s) = sqrt((s_+ - s)(s - s_-)) / (2 pi s)`` on ``[s_-, s_+]``,
+    ``s_pm = (1 pm sqrt(alpha))^2``.
     Its mass is min(alpha, 1) (alpha < 1: plus an atom 1 - alpha at s = 0).  The paper's
     Theorem 1 appendix writes the denominator as 2 pi alpha s, whose mass is 1/alpha for
     alpha > 1 (so it is not a probability density unless alpha = 1); the tests check the mass
@@ -294,12 +296,12 @@ def population_error(alpha, sigma2, t, *, log=False):
     """Theorem 1 (tau -> inf): E_t = int (1 - s/(alpha c))^(2t) mu_alpha(ds), c = 1+(1+s2)/alpha.
 
     mu_alpha = MP law of ``mp_density`` plus the atom (1 - alpha) delta_0 for alpha < 1 (which
-    contributes 1 - alpha = lim_{tau->inf} E_inf).  Substitution s = s_- + (s_+ - s_-)(1 -
-    cos theta)/2 removes both square-root edges (the integrand becomes smooth in theta); the
+    contributes 1 - alpha = lim_{tau->inf} E_inf).  Substitution ``s = s_- + (s_+ - s_-)(1 -
+    cos theta)/2`` removes both square-root edges (the integrand becomes smooth in theta); the
     factor max|1 - s/(alpha c)|^(2t) is taken out analytically so nothing underflows before the
     end; the theta range is split at the edge layers of width ~ 1/sqrt(t) (the mass
-    concentrates at s_-, and also at s_+ when sigma2 = 0).  Accurate to ~1e-13 relative for t
-    up to at least 5000 (tested against mpmath quadrature).  Valid for all alpha > 0.
+    concentrates at ``s_-``, and also at ``s_+`` when sigma2 = 0).  Accurate to ~1e-13 relative
+    for t up to at least 5000 (tested against mpmath quadrature).  Valid for all alpha > 0.
 
     ``log=True`` returns ``log E_t`` instead, which stays finite where ``E_t`` underflows
     (t of many thousands).

@@ -1,0 +1,173 @@
+"""The API reference (book/api.md): every entry point it lists is documented on the built page,
+from a docstring of its own, with an executed example next to it; and it lists what a researcher
+starts from, including everything ``cotbook.theory`` exports.
+
+The page is Sphinx autodoc inside ``{eval-rst}`` blocks; the built page is the session's
+``built_book`` (tests/book/conftest.py), so checking it costs no build of its own.
+"""
+
+import importlib
+import inspect
+import re
+
+import jupytext
+import nbformat
+import pytest
+from book_build import ROOT
+from sphinx.pycode import ModuleAnalyzer
+
+from cotbook import theory
+from cotbook.book import chapters
+
+API = ROOT / "book" / "api.md"
+DIRECTIVE = re.compile(
+    r"^\.\. auto(function|class|exception|data):: (\S+)\n((?:   :[\w-]+:.*\n)*)", re.M
+)
+MEMBERS = re.compile(r"^   :members: (.+)$", re.M)
+
+#: The entry points a researcher starts from (the issue's list); the page must document each.
+REQUIRED = [
+    "cotbook.theory.error_curve",
+    "cotbook.theory.error_grid",
+    "cotbook.theory.error_at",
+    "cotbook.theory.errors_at",
+    "cotbook.theory.phases.tau_c",
+    "cotbook.theory.phases.regime",
+    "cotbook.theory.phases.decay_rate",
+    "cotbook.theory.phases.error_floor",
+    "cotbook.theory.phases.optimal_depth",
+    "cotbook.theory.phases.asymptotic_law",
+    "cotbook.theory.scaling.kappa",
+    "cotbook.theory.saturation.overtake",
+    "cotbook.simulation.simulated_curve",
+    "cotbook.simulation.SimulatedCurve",
+    "cotbook.attention.Config",
+    "cotbook.attention.train",
+    "cotbook.attention.evaluate",
+    "cotbook.attention.grid.GridSpec",
+    "cotbook.attention.regimes.classify",
+    "cotbook.attention.regimes.robust_verdict",
+    "cotbook.attention.versus_theory.theory_curve",
+    "cotbook.book.studies.grid",
+    "cotbook.book.results.load",
+]
+
+
+def documented() -> dict[str, list[str]]:
+    """``{target: [members]}`` of every autodoc directive of the page, in page order."""
+    found = {}
+    for _, target, options in DIRECTIVE.findall(API.read_text()):
+        members = MEMBERS.search(options)
+        found[target] = [m.strip() for m in members.group(1).split(",")] if members else []
+    return found
+
+
+def resolve(target: str):
+    """``(module name, object)`` of a dotted name: the longest importable prefix, then
+    attributes."""
+    parts = target.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:split]))
+        except ImportError:
+            continue
+        module = obj.__name__
+        for name in parts[split:]:
+            obj = getattr(obj, name)
+        return module, obj
+    raise ValueError(f"{target} does not name an object of an importable module")
+
+
+def attribute_doc(module: str, owner: str, name: str) -> str:
+    """The documentation autodoc reads for a variable: the string after its assignment or its
+    ``#:`` comment (``owner`` is "" for a module's variable, else the class's qualified name)."""
+    docs = ModuleAnalyzer.for_module(module).find_attr_docs()
+    return "\n".join(docs.get((owner, name), []))
+
+
+def own_doc(target: str) -> str:
+    """The docstring autodoc shows for ``target``, or "" where it would show an inherited one
+    (a constant has only its type's docstring, e.g. float's)."""
+    module, obj = resolve(target)
+    if inspect.isroutine(obj) or inspect.isclass(obj):
+        return inspect.getdoc(obj) or ""
+    return attribute_doc(module, "", target.rpartition(".")[2])
+
+
+def member_doc(cls, name: str) -> str:
+    """The docstring of a class member: a method's or property's, or a field's (the string
+    after it in the class body)."""
+    value = inspect.getattr_static(cls, name, None)  # None: a dataclass field without default
+    if inspect.isfunction(value) or isinstance(value, (classmethod, staticmethod, property)):
+        return inspect.getdoc(getattr(cls, name)) or ""
+    return attribute_doc(cls.__module__, cls.__qualname__, name)
+
+
+def test_page_is_a_chapter_before_the_report():
+    stems = [p.stem for p in chapters.chapter_paths(ROOT)]
+    assert "api" in stems and stems.index("api") + 1 == stems.index("reproduction_report")
+
+
+def test_page_lists_the_required_entry_points():
+    targets = documented()
+    assert len(targets) >= 60, len(targets)
+    missing = [name for name in REQUIRED if name not in targets]
+    assert not missing, f"book/api.md does not document {missing}"
+
+
+def test_page_documents_every_export_of_cotbook_theory():
+    """Every public name ``cotbook.theory`` exports (its modules aside) is on the page, under
+    that name or where it is defined."""
+    objects = [resolve(target)[1] for target in documented()]
+    exported = [name for name in theory.__all__ if not inspect.ismodule(getattr(theory, name))]
+    assert len(exported) >= 14, exported
+    missing = [n for n in exported if not any(getattr(theory, n) is obj for obj in objects)]
+    assert not missing, f"cotbook.theory exports {missing}, which book/api.md does not document"
+
+
+@pytest.mark.parametrize("target", list(documented()))
+def test_entry_point_has_its_own_docstring(target):
+    assert len(own_doc(target)) >= 20, f"{target}: no docstring of its own for autodoc to show"
+    _, obj = resolve(target)
+    for member in documented()[target]:
+        assert len(member_doc(obj, member)) >= 10, f"{target}.{member}: no docstring"
+
+
+def test_own_doc_tells_a_documented_constant_from_an_undocumented_one():
+    assert "lambda = 0" in own_doc("cotbook.theory.closed_form.RTOL_DEFAULT")
+    assert own_doc("cotbook.theory.RTOL_DEFAULT") == ""  # re-exported: autodoc finds no comment
+    assert own_doc("cotbook.theory.error_curve").startswith("E_0, ..., E_{t_max} of Result 1")
+    assert own_doc("cotbook.attention.regimes.RULE").startswith("The book's rule")
+    with pytest.raises(ValueError, match="importable"):
+        resolve("nowhere.at_all")
+
+
+def test_every_documented_block_is_followed_by_an_executed_example():
+    """Each markdown cell with autodoc directives is followed by a code cell, and that cell
+    printed something in the executed copy the book shows."""
+    source = jupytext.read(API)
+    executed = nbformat.read(chapters.executed_copy(ROOT, API), as_version=4)
+    assert chapters.cell_sources(executed) == chapters.cell_sources(source)
+    blocks = 0
+    for index, cell in enumerate(executed.cells):
+        if cell.cell_type == "markdown" and DIRECTIVE.search(cell.source + "\n"):
+            blocks += 1
+            example = executed.cells[index + 1]
+            assert example.cell_type == "code", f"no example after cell {cell.id}"
+            printed = "".join(o.get("text", "") for o in example.outputs)
+            assert printed.strip(), f"example {example.id} prints nothing"
+    assert blocks >= 20, blocks
+
+
+def test_built_page_documents_every_entry_point(built_book):
+    page = built_book.html / "book" / "api.html"
+    assert page.is_file(), built_book.log[-3000:]
+    html = page.read_text()
+    targets = documented()
+    missing = [t for t in targets if f'id="{t}"' not in html]
+    assert not missing, f"api.html has no anchor for {missing}"
+    members = [f"{t}.{m}" for t, ms in targets.items() for m in ms]
+    assert members and not [m for m in members if f'id="{m}"' not in html]
+    # the docstrings' numpydoc sections were turned into field lists, and the examples ran
+    assert html.count('<dt class="field-odd">Parameters') >= 10
+    assert "E_t, t = 0, 10, 20, 30, 40: [1." in html
