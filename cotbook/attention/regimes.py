@@ -40,6 +40,8 @@ __all__ = [
     "representatives",
     "Claim",
     "claims",
+    "STATEMENT_LABELS",
+    "best_depths",
     "sensitivity_table",
     "Robustness",
     "rule_sensitivity",
@@ -62,15 +64,16 @@ class Rule(NamedTuple):
     """The classification rule of a measured error curve (:func:`regime_of_curve`)."""
 
     rise: float = RISE
-    """Overthinking: ``E_T > rise * min_t E_t``; a number ``>= 1``."""
+    """Overthinking threshold (a number ``>= 1``); the curve overthinks if
+    ``E_T > rise * min_t E_t``."""
     floor: float = FLOOR
-    """Decay: ``E_T < floor * E_0``; a number in ``(0, 1)``."""
+    """Decay threshold (a number in ``(0, 1)``); the curve decays if ``E_T < floor * E_0``."""
     horizon: int | None = None
-    """The depth ``T`` the curve is read up to; ``None``: every saved depth."""
+    """The depth ``T`` the curve is read up to (``None`` for every saved depth)."""
 
 
 RULE = Rule()
-"""The book's rule: :data:`RISE`, :data:`FLOOR`, the whole saved curve (``t <= 40`` on the
+"""The book's rule, :data:`RISE` and :data:`FLOOR` over the whole saved curve (``t <= 40`` on the
 Figure 2 grid)."""
 
 RISES = (1.05, 1.1, 1.5, 2.0)
@@ -299,7 +302,7 @@ class Claim(NamedTuple):
 
     statement: str
     measured: str
-    """What the grid shows, in words and numbers."""
+    """What the grid shows, in a few words and numbers (Markdown, with math)."""
     holds: bool
     """Whether the measurement supports the statement (criteria in :func:`claims`)."""
 
@@ -329,6 +332,41 @@ def claims(spec, data, model, mask="history", t=20, statistic="mean", rule=RULE)
     return _claims(list(spec.Ls), list(spec.Ms), mean, np.array(measured), t)
 
 
+def _best_depths(mean, kinds):
+    """``t* = argmin_t mean[i, j, t]`` at every overthinking cell of ``kinds``, NaN elsewhere."""
+    depths = np.argmin(mean, axis=-1).astype(float)
+    depths[kinds != "overthinking"] = np.nan
+    return depths
+
+
+def best_depths(spec, data, model, mask="history", *, statistic="mean", rule=RULE):
+    """The best depth ``t* = argmin_{t <= T} E_t`` (Result 3's optimal depth, measured) of the
+    trial-mean curve of ``statistic`` at every overthinking cell of the grid under ``rule``
+    (``T`` its horizon), NaN at the other cells: an array ``[L][M]``, what the statement "more
+    tasks M: longer useful CoT" of :func:`claims` reads along each ``L``."""
+    rule = _rule(rule)
+    mean, _ = mean_sem(curves(data, model, mask, statistic))
+    measured, _ = regime_map(spec, data, model, mask, statistic=statistic, rule=rule)
+    if rule.horizon is not None:
+        mean = mean[..., : rule.horizon + 1]
+    return _best_depths(mean, np.array(measured))
+
+
+STATEMENT_LABELS = {
+    "all three regimes appear": "three regimes",
+    "small M: overthinking more prominent": "small $M$ overthinks",
+    "large M: saturation or decay depending on L": "large $M$ splits by $L$",
+    "more examples L: faster decay": "more $L$, faster decay",
+    "more tasks M: longer useful CoT (t* grows with M)": "more $M$, later $t^*$",
+    "overthinking can end worse than saturation with fewer examples": "overthinking ends worse",
+}
+"""Short labels (Markdown, with math) of the statements of :func:`claims`, for narrow tables."""
+
+
+def _listed(name, values):
+    return f"{name} at $L = {', '.join(map(str, values))}$" if values else f"{name} at no $L$"
+
+
 def _claims(Ls, Ms, mean, kinds, t):
     """:func:`claims` from the trial-mean curves ``mean[L][M][t]`` (cut at the horizon) and the
     regimes ``kinds[L][M]``."""
@@ -343,18 +381,23 @@ def _claims(Ls, Ms, mean, kinds, t):
     faster = len(E_top) >= 2 and all(
         E_top[a] >= E_top[b] for a, b in zip(decay_L, decay_L[1:], strict=False)
     )
-    depths = [
-        [int(np.argmin(mean[i, j])) for j in range(len(Ms)) if kinds[i, j] == "overthinking"]
-        for i in range(len(Ls))
-    ]
-    longer = [d for d in depths if len(d) >= 2]
-    grows = bool(longer) and all(np.all(np.diff(d) >= 0) for d in longer)
+    depths = _best_depths(mean, kinds)
+    longer = [row[np.isfinite(row)] for row in depths if np.isfinite(row).sum() >= 2]
+    rising = sum(bool(np.all(np.diff(d) >= 0)) for d in longer)
+    grows = bool(longer) and rising == len(longer)
     worse = [
         (Ls[i], Ms[j], Ls[k], Ms[m])
         for i, j in zip(*np.nonzero(kinds == "overthinking"), strict=True)
         for k, m in zip(*np.nonzero(kinds == "saturation"), strict=True)
         if Ls[k] < Ls[i] and mean[i, j, -1] > mean[k, m, -1]
     ]
+    E_text = (
+        rf"$\mathcal{{E}}_{{{t}}} = "
+        + ", ".join(f"{v:.2g}" for v in E_top.values())
+        + f"$ at $L = {', '.join(map(str, E_top))}$"
+        if E_top
+        else "no decaying $L$"
+    )
     return [
         Claim(
             "all three regimes appear",
@@ -363,28 +406,23 @@ def _claims(Ls, Ms, mean, kinds, t):
         ),
         Claim(
             "small M: overthinking more prominent",
-            f"overthinking share {low:.0%} (smaller M half) vs {high:.0%} (larger M half)",
+            f"overthinking in {low:.0%} of the cells at smaller $M$, {high:.0%} at larger",
             low > high,
         ),
         Claim(
             "large M: saturation or decay depending on L",
-            f"at M = {Ms[-1]}: saturation at L = {sat_L}, decay at L = {decay_L}",
+            f"{_listed('saturation', sat_L)}; {_listed('decay', decay_L)}",
             bool(sat_L) and bool(decay_L) and max(sat_L) < min(decay_L),
         ),
-        Claim(
-            "more examples L: faster decay",
-            f"E_{t} at M = {Ms[-1]} over decaying L: "
-            + ", ".join(f"{L}: {v:.2g}" for L, v in E_top.items()),
-            faster,
-        ),
+        Claim("more examples L: faster decay", E_text, faster),
         Claim(
             "more tasks M: longer useful CoT (t* grows with M)",
-            f"t* along M for overthinking rows: {longer}",
+            f"$t^*$ non-decreasing in $M$ at {rising} of {len(longer)} $L$",
             grows,
         ),
         Claim(
             "overthinking can end worse than saturation with fewer examples",
-            f"{len(worse)} (overthinking, saturation at smaller L) pairs with larger E_T",
+            f"{len(worse)} pair{'' if len(worse) == 1 else 's'} of cells",
             bool(worse),
         ),
     ]

@@ -1,9 +1,10 @@
 """The claims ledger: verdicts and key numbers that the chapters hand to the reproduction report.
 
 A chapter that checks a numbered item of the paper ends with a cell that calls :func:`verdict`
-on conditions it has just measured, and :func:`record` on the numbers behind them.  Both print
-what they record and *glue* it (myst-nb) under a key, and the report page pastes it with
-``{glue:text}`<chapter>.md::<key>:s```.  The report therefore shows exactly what the chapter
+on conditions it has just measured, and :func:`record` on the numbers behind them.  Both *glue*
+what they record (myst-nb) under a key, without printing it, and the report page pastes it with
+``{glue:text}`<chapter>.md::<key>:s```; the chapter's last cell shows :func:`summary`, one
+rendered table of everything it recorded.  The report therefore shows exactly what the chapter
 computed when the book was built; no number or verdict is typed into it.  Glued values are
 also stored in the chapters' executed copies, so the nbval tests compare them run to run.
 """
@@ -15,10 +16,12 @@ import re
 
 import numpy as np
 
-__all__ = ["VERDICTS", "verdict_word", "record", "verdict"]
+__all__ = ["VERDICTS", "verdict_word", "record", "verdict", "summary"]
 
 VERDICTS = ("reproduced", "reproduced with a caveat", "not reproduced")
 _KEY = re.compile(r"[a-z][a-z0-9_]*")
+#: What this kernel has recorded, in order: (key, text) pairs for :func:`summary`.
+_RECORDED: list[tuple[str, str]] = []
 
 
 def _glue(key: str, text: str) -> None:
@@ -50,8 +53,8 @@ def _flag(name, value) -> bool:
 
 
 def record(key: str, value, fmt: str = "{:.3g}") -> None:
-    """Format ``value`` (a string is kept as it is), print ``key: text`` and glue the text under
-    ``key``."""
+    """Format ``value`` (a string is kept as it is) and glue the text under ``key`` (shown later
+    by :func:`summary`, not printed)."""
     key = _check_key(key)
     if isinstance(value, str):
         text = value
@@ -63,18 +66,31 @@ def record(key: str, value, fmt: str = "{:.3g}") -> None:
         if not math.isfinite(number):
             raise ValueError(f"value for {key!r} must be finite, got {value!r}")
         text = fmt.format(value)
-    print(f"{key}: {text}")
     _glue(key, text)
+    _RECORDED.append((key, text))
 
 
 def verdict(key: str, holds: bool, caveats: dict[str, bool] | None = None) -> None:
-    """Decide the verdict on the claim ``key`` (:func:`verdict_word`), print it, and glue it
-    under ``<key>_verdict`` and the true caveats, joined by "; ", under ``<key>_caveats``
-    ("none" when there are none)."""
+    """Decide the verdict on the claim ``key`` (:func:`verdict_word`) and glue it (not printed;
+    :func:`summary` shows it) under ``<key>_verdict``, and the true caveats, joined by "; ",
+    under ``<key>_caveats`` ("none" when there are none)."""
     key = _check_key(key)
     word = verdict_word(holds, caveats)
     active = [text for text, flag in (caveats or {}).items() if _flag("caveat", flag)]
     notes = "; ".join(active) if active else "none"
-    print(f"verdict on {key}: {word}" + (f" ({notes})" if active else ""))
     _glue(f"{key}_verdict", word)
     _glue(f"{key}_caveats", notes)
+    _RECORDED.append((f"{key}_verdict", f"**{word}**" + (f" ({notes})" if active else "")))
+
+
+def summary():
+    """Everything :func:`record` and :func:`verdict` glued in this kernel, in order, as one
+    rendered table (key, value) for the chapter's "For the reproduction report" cell."""
+    from . import report
+
+    if not _RECORDED:
+        raise ValueError("nothing recorded yet: call record() or verdict() first")
+    rows = [(f"`{key}`", text) for key, text in _RECORDED]
+    return report.markdown(
+        ["glued as", "value"], rows, title="Handed to the reproduction report", align="ll"
+    )

@@ -1,15 +1,25 @@
-"""Figure helpers shared by the chapters (one look for every plot in the book)."""
+"""Figure helpers shared by the chapters (one look for every plot in the book).
+
+Every chapter makes its figures with :func:`figure`: 7.5 in wide at 100 dpi, the width of the
+book's text column (about 770 px in a 1400-px window), so a figure is shown at full size and
+its 9-10 pt text stays legible; the colours are the Okabe-Ito palette (:data:`PALETTE`), safe
+for colour-blind readers.
+"""
 
 from __future__ import annotations
 
+import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.colors import LogNorm
+from matplotlib.colors import ListedColormap, LogNorm
 
 from .. import _checks
 from ..theory import phases
 
 __all__ = [
+    "PALETTE",
+    "COLUMN_IN",
+    "figure",
     "error_curve",
     "block_heatmap",
     "theory_vs_simulation",
@@ -19,7 +29,46 @@ __all__ = [
     "attention_grid",
     "regime_curves",
     "versus_theory",
+    "REGIME_COLOURS",
+    "regime_map",
+    "regime_legend",
+    "VERDICT_COLOURS",
+    "verdict_summary",
 ]
+
+#: Okabe-Ito colours (blue, vermillion, green, purple, orange, sky blue, black, yellow).
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+#: Width of a figure, inches: the text column at 100 dpi.
+COLUMN_IN = 7.5
+_STYLE = {
+    "figure.dpi": 100,
+    "font.size": 10,
+    "axes.titlesize": 10,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.framealpha": 0.9,
+    "axes.prop_cycle": mpl.cycler(color=PALETTE),
+    "lines.linewidth": 1.5,
+}
+
+
+def figure(nrows: int = 1, ncols: int = 1, *, height: float | None = None, **subplots):
+    """``fig, axes`` sized for the text column (:data:`COLUMN_IN` wide, constrained layout) in
+    the book's style. At most three panels per row; ``height`` (inches) defaults to 4.2 for one
+    panel and 3.3 per row otherwise. ``subplots`` go to :func:`matplotlib.pyplot.subplots`."""
+    nrows = _checks.positive_int("nrows", nrows)
+    ncols = _checks.positive_int("ncols", ncols)
+    if ncols > 3:
+        raise ValueError(
+            f"ncols must be 1, 2 or 3 (panels per row at the column's width), got {ncols}"
+        )
+    if height is None:
+        height = 4.2 if nrows == ncols == 1 else 3.3 * nrows
+    height = _checks.positive("height", height)
+    mpl.rcParams.update(_STYLE)
+    return plt.subplots(nrows, ncols, figsize=(COLUMN_IN, height), layout="constrained", **subplots)
 
 
 def error_curve(ax, mean, sem=None, *, label=None, **style):
@@ -91,7 +140,7 @@ def theory_vs_simulation(axes, panels, t_max=None):
         # Keep the theory readable: small-D runs that blow up at large t go off scale.
         ax.set_ylim(theory[:last].min() / 3, theory[:last].max() * 30)
         ax.set_title(rf"{regime}: $\alpha = {panel['alpha']:g}$, $\tau = {panel['tau']:.3g}$")
-    axes[0].legend(fontsize=7)
+    axes[0].legend()
     return axes
 
 
@@ -110,7 +159,7 @@ def deviation_curves(axes, panels):
         ax.set_title(regime)
         ax.set_xlabel("CoT depth $t$")
     axes[0].set_ylabel("|relative deviation|")
-    axes[0].legend(fontsize=7)
+    axes[0].legend()
     return axes
 
 
@@ -134,8 +183,9 @@ def _log_image(ax, x, y, values, shading, vmin, vmax):
     return image
 
 
-def phase_heatmap(ax, alphas, taus, grid, sigma2, *, vmin=1e-8, vmax=1e4):
-    """Figure 1A: ``log10 E_t`` over (tau - 1, alpha) on log axes, with the tau_c(alpha) curve.
+def phase_heatmap(ax, alphas, taus, grid, sigma2, t, *, vmin=1e-8, vmax=1e4):
+    """Figure 1A: ``E_t`` (at depth ``t``) over (tau - 1, alpha), log colours and axes, with the
+    tau_c(alpha) curve.
 
     ``grid[i, j]`` is ``E_t`` at ``(alphas[i], taus[j])``; colours are clipped to
     ``[vmin, vmax]`` (overthinking errors reach 1e150 and more).
@@ -147,7 +197,8 @@ def phase_heatmap(ax, alphas, taus, grid, sigma2, *, vmin=1e-8, vmax=1e4):
     ax.plot(critical[shown] - 1, alphas[shown], "w--", lw=1.5, label=r"$\tau_c(\alpha,\sigma^2)$")
     ax.set_xlabel(r"$\tau - 1$")
     ax.set_ylabel(r"$\alpha$")
-    plt.colorbar(image, ax=ax, label=r"$\mathcal{E}_t$")
+    t = _checks.nonneg_int("t", t)
+    plt.colorbar(image, ax=ax, label=rf"$\mathcal{{E}}_{{{t}}}$")
     return ax
 
 
@@ -168,7 +219,7 @@ def attention_grid(ax, Ls, Ms, grid, D, *, vmin=None, vmax=None, theory=True):
         shown = np.isfinite(boundary) & (boundary <= Ms.max())
         ax.plot(fine[shown], boundary[shown], "w--", lw=1.5, label=r"$M = D\,\tau_c(L/D)$")
         ax.axvline(D, color="w", lw=0.8, ls=":")
-        ax.legend(fontsize=7, loc="lower left")
+        ax.legend(loc="lower left")
     ax.set_xlabel("context length $L$")
     ax.set_ylabel("training tasks $M$")
     plt.colorbar(image, ax=ax)
@@ -182,7 +233,7 @@ def regime_curves(ax, curves):
         if regime not in REGIME_STYLES:
             raise ValueError(f"regime must be one of {sorted(REGIME_STYLES)}, got {regime!r}")
         error_curve(ax, mean, sem, label=f"{label} ({regime})", ls=REGIME_STYLES[regime], lw=1.2)
-    ax.legend(fontsize=7)
+    ax.legend()
     return ax
 
 
@@ -197,5 +248,176 @@ def versus_theory(ax, curves):
             ax.plot(np.arange(theory.size), theory, ls="--", lw=1.0, color=color)
     (key,) = ax.plot([], [], "k--", lw=1.0)
     handles, labels = ax.get_legend_handles_labels()
-    ax.legend([*handles, key], [*labels, "theory"], fontsize=7)
+    ax.legend([*handles, key], [*labels, "theory"])
     return ax
+
+
+#: Colours of the measured regimes in :func:`regime_map`.
+REGIME_COLOURS = {"decay": PALETTE[0], "saturation": PALETTE[4], "overthinking": PALETTE[1]}
+
+
+def regime_map(ax, Ls, Ms, measured, theory=None, *, title=None):
+    """A regime map over the ``(L, M)`` grid: each cell coloured by its measured regime
+    (:data:`REGIME_COLOURS`), and, with ``theory`` (same nested ``[L][M]`` shape, ``None`` where
+    the theory has no regime), a black cross on each cell whose regime differs from the
+    theory's and a grey dot where the theory is silent -- agreement is an unmarked cell.
+    Cells are equal squares, labelled by the grid's values; M grows upwards."""
+    Ls = _checks.array("Ls", Ls, ndim=1)
+    Ms = _checks.array("Ms", Ms, ndim=1)
+    names = list(REGIME_COLOURS)
+    maps = {"measured": measured} if theory is None else {"measured": measured, "theory": theory}
+    for what, grid in maps.items():
+        if len(grid) != Ls.size or any(len(row) != Ms.size for row in grid):
+            raise ValueError(f"{what} must be nested lists [L][M] of shape {(Ls.size, Ms.size)}")
+    bad = {m for row in measured for m in row} - set(names)
+    if bad:
+        raise ValueError(f"measured regimes must be among {names}, got {sorted(bad)}")
+    codes = np.array([[names.index(m) for m in row] for row in measured], dtype=float)
+    ax.imshow(
+        codes.T,
+        origin="lower",
+        cmap=ListedColormap(list(REGIME_COLOURS.values())),
+        vmin=-0.5,
+        vmax=len(names) - 0.5,
+        aspect="equal",
+    )
+    if theory is not None:
+        for i, (row_m, row_t) in enumerate(zip(measured, theory, strict=True)):
+            for j, (m, t) in enumerate(zip(row_m, row_t, strict=True)):
+                if t is None:
+                    ax.plot(i, j, "o", color="0.35", ms=3)
+                elif t != m:
+                    ax.plot(i, j, "x", color="k", ms=7, mew=1.6)
+    ax.set_xticks(range(Ls.size), [f"{v:g}" for v in Ls], rotation=90)
+    ax.set_yticks(range(Ms.size), [f"{v:g}" for v in Ms])
+    ax.set_xlabel("context length $L$")
+    ax.set_ylabel("training tasks $M$")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def regime_legend(fig, *, theory=True, **legend):
+    """One legend for :func:`regime_map` panels (the regimes' colours, and the theory's marks
+    with ``theory``), placed by ``legend`` (e.g. ``loc="outside lower center"``)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [Patch(color=c, label=name) for name, c in REGIME_COLOURS.items()]
+    if theory:
+        handles += [
+            Line2D([], [], ls="none", marker="x", color="k", mew=1.6, label="differs from theory"),
+            Line2D(
+                [], [], ls="none", marker="o", color="0.35", ms=3, label=r"no theory ($M\leq D$)"
+            ),
+        ]
+    return fig.legend(handles=handles, ncols=len(handles), **legend)
+
+
+# --- Annotated grids (tables of numbers over (L, M), shown as heatmaps) ---------------------
+
+__all__ += ["significant", "value_grid"]
+
+
+def significant(value, digits: int = 2) -> str:
+    """``value`` at ``digits`` significant digits, never in exponent notation above 1 (a
+    number of at least ``10**digits`` is rounded to an integer): the label of a heatmap cell.
+
+    Examples
+    --------
+    >>> significant(0.00621), significant(99.7), significant(390.648), significant(2.0)
+    ('0.0062', '100', '391', '2')
+    """
+    value = _checks.real("value", value)
+    digits = _checks.positive_int("digits", digits)
+    text = f"{value:.{digits}g}"
+    return f"{value:.0f}" if "e+" in text else text
+
+
+def value_grid(ax, Ls, Ms, values, *, fmt=significant, log=False, vmin=None, vmax=None):
+    """A table of numbers over the ``(L, M)`` grid drawn as an annotated heatmap: ``values[i][j]``
+    (at ``Ls[i]``, ``Ms[j]``) coloured with viridis (log colours with ``log``) and written in its
+    cell by ``fmt`` (a callable, default :func:`significant`), in black or white by the cell's
+    brightness; a NaN cell is left blank. Equal square cells labelled by the grid's values, M
+    growing upwards, as :func:`regime_map`. Returns the image, for a colorbar."""
+    Ls, Ms, grid = _grid("Ls", Ls, "Ms", Ms, values)
+    if not callable(fmt):
+        raise ValueError(f"fmt must be a callable turning a number into a label, got {fmt!r}")
+    shown = grid[np.isfinite(grid)]
+    if log and np.any(shown <= 0):
+        raise ValueError("values must be > 0 (or NaN) for log colours")
+    lo = (shown.min() if shown.size else 1.0) if vmin is None else vmin
+    hi = (shown.max() if shown.size else 1.0) if vmax is None else vmax
+    norm = LogNorm(vmin=lo, vmax=hi) if log else mpl.colors.Normalize(vmin=lo, vmax=hi)
+    cmap = mpl.colormaps["viridis"].with_extremes(bad="white")
+    image = ax.imshow(
+        np.ma.masked_invalid(grid.T), origin="lower", cmap=cmap, norm=norm, aspect="equal"
+    )
+    for i in range(Ls.size):
+        for j in range(Ms.size):
+            value = grid[i, j]
+            if not np.isfinite(value):
+                continue
+            r, g, b, _ = cmap(norm(value))
+            ink = "k" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "w"
+            ax.text(i, j, fmt(value), ha="center", va="center", color=ink, fontsize=9)
+    ax.set_xticks(range(Ls.size), [f"{v:g}" for v in Ls], rotation=90)
+    ax.set_yticks(range(Ms.size), [f"{v:g}" for v in Ms])
+    ax.set_xlabel("context length $L$")
+    ax.set_ylabel("training tasks $M$")
+    return image
+
+
+__all__ += ["percent"]
+
+
+def percent(share) -> str:
+    """A share in ``[0, 1]`` as a percentage label to 0.1 percentage point ("99.7", "0.4"),
+    with "100" and "0" for the ends: the cell label of a :func:`value_grid` of shares.
+
+    Examples
+    --------
+    >>> percent(0.997), percent(0.0042), percent(1.0), percent(0.0)
+    ('99.7', '0.4', '100', '0')
+    """
+    share = _checks.real("share", share, "a number in [0, 1]")
+    if not 0 <= share <= 1:
+        raise ValueError(f"share must be a number in [0, 1], got {share!r}")
+    text = f"{100 * share:.1f}"
+    return text[:-2] if text.endswith(".0") else text
+
+
+#: Colours of the three verdicts (:data:`cotbook.book.ledger.VERDICTS`).
+VERDICT_COLOURS = {
+    "reproduced": PALETTE[2],
+    "reproduced with a caveat": PALETTE[4],
+    "not reproduced": PALETTE[1],
+}
+
+
+def verdict_summary(rows):
+    """The reproduction report in one figure: one line per ledger row (``rows`` of
+    :func:`cotbook.book.report_file.records`, top to bottom), a dot in the column of its
+    verdict; the column titles count the rows per verdict. Returns the figure."""
+    if not rows:
+        raise ValueError("rows must hold at least one ledger record")
+    verdicts = list(VERDICT_COLOURS)
+    bad = {row["verdict"] for row in rows} - set(verdicts)
+    if bad:
+        raise ValueError(f"verdicts must be among {verdicts}, got {sorted(bad)}")
+    fig, ax = figure(height=0.27 * len(rows) + 1.0)
+    for y, row in enumerate(rows):
+        x = verdicts.index(row["verdict"])
+        ax.plot(x, y, "o", ms=11, color=VERDICT_COLOURS[row["verdict"]])
+        ax.axhline(y, color="0.9", lw=0.8, zorder=0)
+    counts = [sum(row["verdict"] == v for row in rows) for v in verdicts]
+    titles = ("reproduced", "with a caveat", "not reproduced")
+    ax.set_xticks(range(3), [f"{v}\n({n})" for v, n in zip(titles, counts, strict=True)])
+    ax.xaxis.tick_top()
+    ax.set_yticks(range(len(rows)), [row["item"].split(" (", 1)[0] for row in rows])
+    ax.set_xlim(-0.5, 2.5)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    return fig

@@ -78,10 +78,11 @@ def table(headers, rows, fmt="{:.3g}") -> None:
         print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
 
 
-def markdown(headers, rows, fmt="{:.3g}", *, title=None):
+def markdown(headers, rows, fmt="{:.3g}", *, title=None, align=None):
     """``rows`` under ``headers`` as a rendered (Markdown) table, for a chapter to display:
     headers may hold math (``$\\Lambda$``); cells are formatted as by :func:`table`; ``title``
-    (optional) is a bold line above the table, in the same output."""
+    (optional) is a bold line above the table, in the same output; ``align`` is one letter per
+    column, ``l``, ``c`` or ``r`` (default: every column right-aligned)."""
     from IPython.display import Markdown  # only chapters (inside a kernel) render
 
     headers = [str(h) for h in headers]
@@ -90,7 +91,11 @@ def markdown(headers, rows, fmt="{:.3g}", *, title=None):
         raise ValueError("headers and cells must not contain '|' (it splits a Markdown table "
                          "cell); write \\vert in math")
     lines = [f"**{title}**", ""] if title else []
-    lines += ["| " + " | ".join(headers) + " |", "|" + "---:|" * len(headers)]
+    align = "r" * len(headers) if align is None else align
+    if not isinstance(align, str) or len(align) != len(headers) or set(align) - set("lcr"):
+        raise ValueError(f"align must be one of l, c, r per column ({len(headers)}), got {align!r}")
+    rule = {"l": ":---", "c": ":---:", "r": "---:"}
+    lines += ["| " + " | ".join(headers) + " |", "|" + "|".join(rule[a] for a in align) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in cells]
     return Markdown("\n".join(lines))
 

@@ -7,6 +7,7 @@ Each function returns a :class:`Study`; its ``caption`` is what the chapter prin
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -43,13 +44,23 @@ class Study:
     record: results.Record | None
 
 
+#: Width of a caption line: a chapter prints it in the text column (80 characters fit).
+CAPTION_WIDTH = 78
+
+
 def _caption(scale, origin, description, record=None) -> str:
-    lines = [f"{scale} scale, {origin}", f"  {description}"]
+    lines = [f"{scale} scale, {origin}", description]
     if record is not None:
-        lines.append(f"  written by {record.written_by()}")
+        lines.append(f"written by {record.written_by()}")
         if record.stale:
-            lines.append(f"  written by older code: rerun `{record.spec.command}`")
-    return "\n".join(lines)
+            lines.append(f"written by older code: rerun `{record.spec.command}`")
+    first, *rest = lines
+    wrapped = textwrap.wrap(first, CAPTION_WIDTH, subsequent_indent="  ")
+    for line in "\n".join(rest).splitlines():
+        wrapped += textwrap.wrap(
+            line.strip(), CAPTION_WIDTH, initial_indent="  ", subsequent_indent="    "
+        )
+    return "\n".join(wrapped)
 
 
 def _saved(name, from_dict, describe) -> Study | None:
@@ -207,7 +218,10 @@ def run_costs() -> list[CostRow]:
     and ``python -m cotbook bench attention`` (one configuration, fast and literal, per model).
     Records not saved are left out."""
     rows = []
-    for name, what in (("attention_grid", "Figure 2 grid"), ("attention_sensitivity", "sensitivity study")):
+    for name, what in (
+        ("attention_grid", "Figure 2 grid"),
+        ("attention_sensitivity", "sensitivity study"),
+    ):
         record = results.load(name)
         if record is not None:
             total = record.timings_s.get("total", sum(record.timings_s.values()))

@@ -30,6 +30,7 @@ Conventions are the appendix's: ``S = X X^T`` with ``x_l ~ N(0, I/D)`` (so ``Tr 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from math import comb
 from typing import NamedTuple
@@ -49,6 +50,7 @@ __all__ = [
     "resolvent_blocks",
     "order_parameters",
     "IDENTITIES",
+    "tex",
     "exact_identities",
     "cavity_predictions",
     "cavity_residuals",
@@ -277,6 +279,27 @@ IDENTITIES = {
     "(4,4)": "-v s43 + c44 = 1",
 }
 """The twelve block identities of ``G M = I`` (App. C.4, Eqs. basic_111 ... basic_444)."""
+
+
+_TRACE_NAME = re.compile(r"\b(m|s|b|beta|c)(\d)(\d)\b")
+
+
+def tex(text: str) -> str:
+    """``text`` with every trace name of App. C.4 (``m11``, ``s12``, ``b21``, ``beta14``,
+    ``c44``: :data:`M_NAMES` and the inserted traces of :func:`order_parameters`) written as
+    LaTeX (``m_{11}``, ``\\beta_{14}``), for tables; the rest of ``text`` is kept as it is.
+
+    >>> tex("-m11 + m13 - beta14 = 0")
+    '-m_{11} + m_{13} - \\\\beta_{14} = 0'
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, got {text!r}")
+
+    def _name(match):
+        letter = "\\beta" if match[1] == "beta" else match[1]
+        return f"{letter}_{{{match[2]}{match[3]}}}"
+
+    return _TRACE_NAME.sub(_name, text)
 
 
 def exact_identities(op: dict, u, v) -> dict:

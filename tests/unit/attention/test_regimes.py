@@ -272,6 +272,31 @@ def test_claims_read_the_curves_up_to_the_horizon():
     """Under a horizon the ends and best depths are those of the cut curve."""
     config, data = _rule_grid()
     found = regimes.claims(config, data, "linear", rule=regimes.Rule(horizon=20))
-    assert "1 (overthinking, saturation at smaller L) pairs" in found[5].measured
+    assert found[5].measured == "1 pair of cells"
     with pytest.raises(ValueError, match=r"t must be in \[0, 40\]"):
         regimes.claims(config, data, "linear", t=41)
+
+
+def test_claims_say_what_they_measured_in_a_few_words():
+    config, data = _synthetic_grid()
+    found = regimes.claims(config, data, "linear")
+    assert [c.measured for c in found] == [
+        "decay, overthinking, saturation",
+        "overthinking in 100% of the cells at smaller $M$, 0% at larger",
+        "saturation at $L = 10$; decay at $L = 160$",
+        r"$\mathcal{E}_{20} = 0.023$ at $L = 160$",  # 2 * 0.8**20 = 0.0231
+        "$t^*$ non-decreasing in $M$ at 0 of 0 $L$",
+        "1 pair of cells",
+    ]
+    assert set(regimes.STATEMENT_LABELS) == {c.statement for c in found}
+    assert max(len(label) for label in regimes.STATEMENT_LABELS.values()) <= 25
+
+
+def test_best_depths_are_the_minima_of_the_overthinking_cells():
+    config, data = _synthetic_grid()
+    depths = regimes.best_depths(config, data, "linear")
+    # argmin of 2 * 0.8**t + 2 * 1.3**(t - 30) and of 2 * 0.8**t + 1e-3 * 1.3**(t - 10)
+    np.testing.assert_array_equal(depths, [[16, np.nan], [21, np.nan]])
+    cut = regimes.best_depths(config, data, "linear", rule=regimes.Rule(horizon=18))
+    # cut at t = 18 the L = 160 curve still falls: no overthinking, no best depth
+    np.testing.assert_array_equal(cut[:, 0], [16, np.nan])

@@ -14,11 +14,11 @@ import nbformat
 import numpy as np
 import pytest
 
-from cotbook.book import chapters, ledger
+from cotbook.book import chapters, ledger, report_file
 
 ROOT = Path(__file__).resolve().parents[3]
 REPORT = ROOT / "book" / "reproduction_report.md"
-GLUE_REF = re.compile(r"\{glue:text\}`([a-z0-9_]+)\.md::([a-z0-9_]+):s`")
+GLUE_REF = report_file.GLUE_REF
 
 # The paper's numbered results, theorem and figures, and the appendices that state something
 # checkable: each must be the subject of at least one ledger row.
@@ -42,21 +42,13 @@ PAPER_ITEMS = [
 
 def glued_values(chapter: str) -> dict[str, str]:
     """``{key: text}`` of every value glued in the executed copy of ``chapter``."""
-    nb = nbformat.read(ROOT / chapters.NOTEBOOK_DIR / f"{chapter}.ipynb", as_version=4)
-    values = {}
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name is not None:
-                values[name] = out["data"]["application/papermill.record/text/plain"].strip("'")
-    return values
+    path = ROOT / chapters.NOTEBOOK_DIR / f"{chapter}.ipynb"
+    return report_file.glued_values(nbformat.read(path, as_version=4))
 
 
 def ledger_rows() -> list[list[str]]:
     """The cells of each row of the report's ledger table (header and rule excluded)."""
-    text = REPORT.read_text().split("## Ledger", 1)[1].split("\n## ", 1)[0]
-    lines = [line for line in text.splitlines() if line.startswith("| ")]
-    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines[1:]]
+    return report_file.ledger_rows(REPORT.read_text())
 
 
 def test_verdict_word():
@@ -75,15 +67,16 @@ def test_verdict_word():
 def glued(monkeypatch):
     store = {}
     monkeypatch.setattr(ledger, "_glue", lambda key, text: store.__setitem__(key, text))
+    monkeypatch.setattr(ledger, "_RECORDED", [])
     return store
 
 
-def test_record_formats_prints_and_glues(glued, capsys):
+def test_record_formats_and_glues_without_printing(glued, capsys):
     ledger.record("gap", 0.012345, "{:.1%}")
     ledger.record("count", 7, "{}")
     ledger.record("note", "3 of 4")
     assert glued == {"gap": "1.2%", "count": "7", "note": "3 of 4"}
-    assert capsys.readouterr().out == "gap: 1.2%\ncount: 7\nnote: 3 of 4\n"
+    assert capsys.readouterr().out == ""
     with pytest.raises(ValueError, match="must be finite"):
         ledger.record("bad", float("nan"))
     with pytest.raises(ValueError, match="string or a real number"):
@@ -95,9 +88,24 @@ def test_record_formats_prints_and_glues(glued, capsys):
 def test_verdict_glues_word_and_true_caveats(glued, capsys):
     ledger.verdict("claim", True, {"first": True, "second": False, "third": True})
     assert glued == {"claim_verdict": "reproduced with a caveat", "claim_caveats": "first; third"}
-    assert "verdict on claim: reproduced with a caveat (first; third)" in capsys.readouterr().out
     ledger.verdict("other", False)
     assert glued["other_verdict"] == "not reproduced" and glued["other_caveats"] == "none"
+    assert capsys.readouterr().out == ""
+
+
+def test_summary_is_one_table_of_everything_recorded(glued):
+    with pytest.raises(ValueError, match="nothing recorded"):
+        ledger.summary()
+    ledger.record("gap", 0.5, "{:.0%}")
+    ledger.verdict("claim", True, {"a caveat": True})
+    lines = ledger.summary().data.splitlines()
+    assert lines[0] == "**Handed to the reproduction report**"
+    assert lines[2:] == [
+        "| glued as | value |",
+        "|:---|:---|",
+        "| `gap` | 50% |",
+        "| `claim_verdict` | **reproduced with a caveat** (a caveat) |",
+    ]
 
 
 def test_every_glue_reference_is_glued_by_its_chapter():
@@ -194,3 +202,21 @@ def test_readme_figure_is_the_chapters_figure():
     assert f"]({rel.as_posix()})" in (ROOT / "README.md").read_text()
     with pytest.raises(ValueError, match="name must be a figure"):
         chapters.figure_png(nb, "no-such-figure")
+
+
+# Greek letters and operators spelled in ASCII, which would sit next to typeset math on the
+# report page (a pasted value cannot hold math: glue pastes plain text across pages).
+ASCII_MATH = re.compile(r"\b(alpha|tau|sigma2?|lambda|Lambda|psi|sqrt)\b|\^")
+
+
+def test_pasted_values_spell_symbols_as_symbols():
+    refs = GLUE_REF.findall(REPORT.read_text())
+    ascii_math = []
+    for chapter in sorted({c for c, _ in refs}):
+        values = glued_values(chapter)
+        ascii_math += [
+            f"{chapter}::{key}: {values[key]}"
+            for c, key in refs
+            if c == chapter and key in values and ASCII_MATH.search(values[key])
+        ]
+    assert not ascii_math, "pasted values with ASCII math:\n" + "\n".join(ascii_math)

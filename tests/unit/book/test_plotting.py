@@ -94,16 +94,74 @@ def test_phase_heatmap_draws_grid_and_critical_line():
     taus = np.array([1.5, 3.0, 10.0])
     grid = np.array([[1e-12, 1.0, 1e9], [2.0, 0.5, 0.1], [1.0, 1e-3, 1e-6]])
     fig, ax = plt.subplots()
-    plotting.phase_heatmap(ax, alphas, taus, grid, 0.01)
+    plotting.phase_heatmap(ax, alphas, taus, grid, 0.01, 80)
     mesh = ax.collections[0]
     assert mesh.get_array().min() == pytest.approx(
         1e-8
     ) and mesh.get_array().max() == pytest.approx(1e4)
     line = ax.lines[0]
     np.testing.assert_allclose(line.get_xdata(), [phases.tau_c(a, 0.01) - 1 for a in alphas])
+    assert fig.axes[-1].get_ylabel() == r"$\mathcal{E}_{80}$"  # the colourbar names the depth
     with pytest.raises(ValueError, match="grid must have shape"):
-        plotting.phase_heatmap(ax, alphas, taus, grid[:2], 0.01)
+        plotting.phase_heatmap(ax, alphas, taus, grid[:2], 0.01, 80)
     plt.close(fig)
+
+
+def test_figure_fits_the_text_column():
+    fig, axes = plotting.figure(2, 2)
+    assert axes.shape == (2, 2)
+    assert tuple(fig.get_size_inches()) == pytest.approx((plotting.COLUMN_IN, 6.6))
+    assert fig.dpi == 100 and plotting.COLUMN_IN * fig.dpi <= 770  # the column at 1400 px
+    assert plt.rcParams["legend.fontsize"] >= 9 and plt.rcParams["xtick.labelsize"] >= 9
+    plt.close(fig)
+    with pytest.raises(ValueError, match="ncols must be 1, 2 or 3"):
+        plotting.figure(1, 4)
+    with pytest.raises(ValueError, match="height"):
+        plotting.figure(height=-1)
+
+
+def test_regime_map_marks_cells_that_differ_from_the_theory():
+    measured = [["decay", "overthinking"], ["saturation", "decay"]]
+    theory = [["decay", "decay"], [None, "decay"]]
+    fig, ax = plotting.figure()
+    plotting.regime_map(ax, [10, 20], [100, 200], measured, theory)
+    image = ax.images[0].get_array()
+    # codes in REGIME_COLOURS order (decay 0, saturation 1, overthinking 2); image[j, i]: (L_i, M_j)
+    assert image.T.tolist() == [[0, 2], [1, 0]]
+    crosses = [
+        (line.get_xdata()[0], line.get_ydata()[0]) for line in ax.lines if line.get_marker() == "x"
+    ]
+    dots = [
+        (line.get_xdata()[0], line.get_ydata()[0]) for line in ax.lines if line.get_marker() == "o"
+    ]
+    assert crosses == [(0, 1)] and dots == [(1, 0)]
+    with pytest.raises(ValueError, match="measured regimes must be among"):
+        plotting.regime_map(ax, [10, 20], [100, 200], [["x", "decay"], ["decay", "decay"]])
+    with pytest.raises(ValueError, match="theory must be nested lists"):
+        plotting.regime_map(ax, [10, 20], [100, 200], measured, theory[:1])
+    plt.close(fig)
+
+
+def test_verdict_summary_puts_each_row_under_its_verdict():
+    rows = [
+        {"item": "Result 1 (exact)", "verdict": "reproduced"},
+        {"item": "Result 2: K", "verdict": "not reproduced"},
+        {"item": "Theorem 1", "verdict": "reproduced"},
+    ]
+    fig = plotting.verdict_summary(rows)
+    ax = fig.axes[0]
+    assert [
+        (line.get_xdata()[0], line.get_ydata()[0]) for line in ax.lines if line.get_marker() == "o"
+    ] == [
+        (0, 0),
+        (2, 1),
+        (0, 2),
+    ]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Result 1", "Result 2: K", "Theorem 1"]
+    assert [t.get_text() for t in ax.get_xticklabels()][0] == "reproduced\n(2)"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="verdicts must be among"):
+        plotting.verdict_summary([{"item": "x", "verdict": "maybe"}])
 
 
 def test_versus_theory_draws_the_theory_dashed_in_the_curve_colour():
@@ -118,3 +176,54 @@ def test_versus_theory_draws_the_theory_dashed_in_the_curve_colour():
     assert dashed[0].get_color() == ax.containers[0][0].get_color()
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "theory"]
     plt.close(fig)
+
+
+def test_significant_keeps_two_digits_without_exponents_above_one():
+    assert [plotting.significant(v) for v in (0.00621, 0.5449, 99.7, 390.648, 2.0, 0.0)] == [
+        "0.0062",
+        "0.54",
+        "100",
+        "391",
+        "2",
+        "0",
+    ]
+    assert plotting.significant(0.54512, digits=3) == "0.545"
+    with pytest.raises(ValueError, match="digits must be"):
+        plotting.significant(1.0, digits=0)
+
+
+def test_value_grid_writes_each_cell_and_leaves_nan_blank():
+    fig, ax = plt.subplots()
+    values = np.array([[0.01, 0.5, np.nan], [1.0, 20.0, 300.0]])  # [L][M]
+    image = plotting.value_grid(ax, [10, 20], [25, 50, 100], values, log=True)
+    assert image.get_array().shape == (3, 2)  # M upwards, L across
+    assert image.norm.vmin == pytest.approx(0.01) and image.norm.vmax == pytest.approx(300.0)
+    texts = {(t.get_position(), t.get_text()): t.get_color() for t in ax.texts}
+    assert {pos_text for pos_text in texts} == {
+        ((0, 0), "0.01"),
+        ((0, 1), "0.5"),
+        ((1, 0), "1"),
+        ((1, 1), "20"),
+        ((1, 2), "300"),
+    }
+    assert texts[(0, 0), "0.01"] == "w" and texts[(1, 2), "300"] == "k"  # dark / bright cells
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["10", "20"]
+    plt.close(fig)
+
+
+def test_value_grid_bad_input():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="grid must have shape"):
+        plotting.value_grid(ax, [10, 20], [25], np.ones((1, 2)))
+    with pytest.raises(ValueError, match="values must be > 0"):
+        plotting.value_grid(ax, [10], [25, 50], np.array([[0.0, 1.0]]), log=True)
+    with pytest.raises(ValueError, match="fmt must be a callable"):
+        plotting.value_grid(ax, [10], [25], np.ones((1, 1)), fmt="{:.2f}")
+    plt.close(fig)
+
+
+def test_percent_labels_shares_to_a_tenth_of_a_point():
+    labels = [plotting.percent(v) for v in (0.997, 0.0042, 1.0, 0.0, 0.9996, 0.085)]
+    assert labels == ["99.7", "0.4", "100", "0", "100", "8.5"]
+    with pytest.raises(ValueError, match=r"share must be a number in \[0, 1\]"):
+        plotting.percent(1.2)

@@ -6,6 +6,8 @@ are cross-checked; cavity relations are checked at a tolerance far below the siz
 quantities they predict (a wrong coefficient or sign moves them by O(0.1)).
 """
 
+import re
+
 import numpy as np
 import pytest
 
@@ -296,3 +298,17 @@ def test_the_curve_validates_its_point_once(monkeypatch):
     assert p.c == pytest.approx(1 + 1.01 / 2.0)
     with pytest.raises(ValueError, match="tau must be > 1 when lam = 0"):
         real(dv.Point, 2.0, 0.5, 0.01, 0.0)
+
+
+def test_tex_names_every_trace_of_the_identities():
+    assert dv.tex("-m11 + m13 - beta14 = 0") == r"-m_{11} + m_{13} - \beta_{14} = 0"
+    assert dv.tex("-u b21 + c22 = 1") == r"-u b_{21} + c_{22} = 1"
+    assert [dv.tex(k) for k in ("s43", "c", "m123", "beta1")] == ["s_{43}", "c", "m123", "beta1"]
+    # every order parameter and every inserted trace of the cavity families is converted
+    names = set(dv.M_NAMES) | {n for f in dv.FAMILIES.values() for n in f}
+    assert len(names) == 30
+    for name in names:
+        assert re.fullmatch(r"(\\beta|[msbc])_\{[1-4][1-4]\}", dv.tex(name)), name
+    assert dv.tex("m11 - s12 = 1") == "m_{11} - s_{12} = 1"
+    with pytest.raises(ValueError, match="text must be a string"):
+        dv.tex(11)
