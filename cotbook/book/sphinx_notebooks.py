@@ -19,6 +19,11 @@ extension separates the two:
   "Kernel is running over TCP without encryption") the default of ``jupyter_client``'s
   ``KernelManager`` while the book builds.
 
+- Figure numbers follow ``cotbook_figure_numbers`` (a config value of this extension; the book
+  sets it false, since each caption names the paper's figure it regenerates). Sphinx's
+  ``numfig`` cannot say so itself: sphinx-jupyterbook-latex, which Jupyter Book always loads,
+  sets ``numfig = True`` in every build, HTML included.
+
 Enable it in ``_config.yml`` under ``sphinx.extra_extensions`` as ``cotbook.book.sphinx_notebooks``.
 """
 
@@ -102,8 +107,15 @@ def _encrypted_kernels() -> None:
         traits[name].default_value = value
 
 
+def _figure_numbers(app, config) -> None:
+    config.numfig = bool(config.cotbook_figure_numbers)
+
+
 def setup(app):
     _encrypted_kernels()
+    app.add_config_value("cotbook_figure_numbers", True, "env", [bool])
+    # after sphinx-jupyterbook-latex's config-inited handler (priority 500) forced numfig on
+    app.connect("config-inited", _figure_numbers, priority=900)
     # config-inited with a priority after Jupyter Book/sphinx-book-theme have filled the options
     app.connect("config-inited", _launch_buttons_need_repository, priority=900)
     # before sphinx-book-theme's header buttons (priority 501) read ipynb_source

@@ -102,3 +102,14 @@ def test_has_real_repository():
     assert has_real_repository("https://github.com/example-org/cotbook")
     with pytest.raises(ValueError, match="repository_url"):
         has_real_repository(42)
+
+
+def test_figures_carry_only_the_papers_numbers(built_book):
+    """No "Fig. N" of the book's own beside a caption that names the paper's figure
+    (cotbook_figure_numbers: false, applied by cotbook.book.sphinx_notebooks)."""
+    pages = sorted((built_book.html / "book").glob("*.html"))
+    numbered = [p.name for p in pages if 'class="caption-number">Fig.' in p.read_text()]
+    assert not numbered, f"book figure numbers on {numbered}"
+    assert "The paper’s Figure 1A, regenerated" in (
+        built_book.html / "book" / "phase_diagram.html"
+    ).read_text()
