@@ -1,4 +1,4 @@
-"""Printing checks and numbers in the chapters at a stable precision.
+"""Checks and numbers in the chapters at a stable precision, and tables rendered as Markdown.
 
 A chapter never just *claims* that two computations agree: it calls :func:`check`, which prints
 the measured discrepancy and raises if it exceeds the tolerance, so a chapter that stops agreeing
@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _checks
 
-__all__ = ["max_rel_diff", "check", "table", "markdown", "bound"]
+__all__ = ["max_rel_diff", "check", "markdown", "bound"]
 
 
 def max_rel_diff(a, b) -> float:
@@ -62,25 +62,10 @@ def _cells(headers, rows, fmt):
     return cells
 
 
-def table(headers, rows, fmt="{:.3g}") -> None:
-    """Print ``rows`` under ``headers`` as an aligned plain-text table.
-
-    Numbers are formatted with ``fmt`` (one format, or one per column); strings and integers are
-    printed as they are.
-    """
-    headers = [str(h) for h in headers]
-    cells = _cells(headers, rows, fmt)
-    widths = [
-        max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)
-    ]
-    print("  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True)))
-    for r in cells:
-        print("  ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)))
-
-
 def markdown(headers, rows, fmt="{:.3g}", *, title=None, align=None):
     """``rows`` under ``headers`` as a rendered (Markdown) table, for a chapter to display:
-    headers may hold math (``$\\Lambda$``); cells are formatted as by :func:`table`; ``title``
+    headers may hold math (``$\\Lambda$``); numbers are formatted with ``fmt`` (one format,
+    or one per column), strings and integers shown as they are; ``title``
     (optional) is a bold line above the table, in the same output; ``align`` is one letter per
     column, ``l``, ``c`` or ``r`` (default: every column right-aligned)."""
     from IPython.display import Markdown  # only chapters (inside a kernel) render

@@ -249,7 +249,7 @@ def trusted_depth(deviation, tol) -> int:
     return int(bad[0] - 1) if bad.size else int(deviation.size - 1)
 
 
-# --- Tables for the chapter: each returns (headers, rows) ready for cotbook.report.table. ---
+# --- Tables for the chapter: each returns (headers, rows) for cotbook.book.report.markdown. ---
 
 
 def _dims(panel):

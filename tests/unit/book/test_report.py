@@ -25,16 +25,7 @@ def test_check_prints_and_raises(capsys):
         report.check("agreement", 0.0, 0.0)
 
 
-def test_table_aligns_and_formats(capsys):
-    report.table(["name", "x"], [["a", 0.5], ["bbb", 12]], ["{}", "{:.1%}"])
-    assert capsys.readouterr().out == "name      x\n   a  50.0%\n bbb     12\n"
-    with pytest.raises(ValueError, match="every row must have 2 entries"):
-        report.table(["name", "x"], [["a"]])
-    with pytest.raises(ValueError, match="one format or one per column"):
-        report.table(["name", "x"], [], ["{}"])
-
-
-def test_markdown_renders_the_same_cells():
+def test_markdown_formats_and_refuses_bad_rows():
     md = report.markdown(["name", "$x$"], [["a", 0.5], ["bbb", 12]], ["{}", "{:.1%}"])
     assert md.data == "| name | $x$ |\n|---:|---:|\n| a | 50.0% |\n| bbb | 12 |"
     with pytest.raises(ValueError, match="every row must have 2 entries"):
