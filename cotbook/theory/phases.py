@@ -214,15 +214,14 @@ def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     return "saturation" if alpha < 1.0 else "exponential"
 
 
-def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8, t_start=64):
+def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
     """(t*, E_{t*}) with t* = argmin_{t >= 0} E_t (Result 3), certified global.
 
     Only defined in the overthinking regime (elsewhere E_t decreases to its infimum E_inf as
     t -> inf, or the minimum cannot be certified: ValueError).  Strategy: evaluate E_0..E_T
     (``error_curve``, certified to ``rtol``, default 1e-8: ample to order the values, and
-    certifiable by float64 to larger depths than 1e-10) with T doubling from ``t_start``
-    (default 64; a caller that expects a large t* saves the shorter curves) up to ``t_max``;
-    accept the
+    certifiable by float64 to larger depths than 1e-10) with T doubling from 64 up to
+    ``t_max``; accept the
     argmin t* once T >= 2 t* + 32 and E_t is strictly increasing on [t*, T] with the last
     ratio E_T/E_{T-1} within 1e-3 (relative) of Lambda > 1, so that Result 2's asymptotics
     (E_t ~ K t^-1/2 Lambda^t, monotone for t > 1/(2 log Lambda)) guarantee no later minimum.
@@ -231,9 +230,6 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8, t_start=64):
     alpha, s = _ps(alpha, sigma2)
     tau = domain.tau(tau)
     t_max = nonneg_int("t_max", t_max)
-    t_start = nonneg_int("t_start", t_start)
-    if t_start < 2:
-        raise ValueError(f"t_start must be an integer >= 2, got {t_start}")
     if regime(alpha, tau, s) != "overthinking":
         raise ValueError(
             f"optimal_depth needs the overthinking regime (tau < tau_c = {tau_c(alpha, s):.6g}); "
@@ -242,7 +238,7 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8, t_start=64):
     lam = decay_rate(alpha, tau, s)
     if lam <= 1.0:
         raise ValueError(f"tau={tau!r} is numerically too close to tau_c (Lambda={lam!r})")
-    T = t_start
+    T = 64
     while True:
         T = min(T, t_max)
         E = closed_form.ridgeless_curve(alpha, tau, s, T, rtol=rtol)

@@ -83,20 +83,12 @@ class OptimalDepth(NamedTuple):
 
 
 def optimal_depth_rows(alpha, sigma2, deltas) -> list[OptimalDepth]:
-    """One :class:`OptimalDepth` per ``delta``, at ``tau = tau_c - delta`` (Result 3).
-
-    The search for ``t*`` (:func:`cotbook.theory.phases.optimal_depth`, certified) starts at a
-    curve long enough for Result 3's own estimate ``t* ~ C_t / delta``, ``C_t = 1/(2 kappa)``,
-    instead of doubling up to it from 64; the certificate, hence ``t*``, is the same."""
+    """One :class:`OptimalDepth` per ``delta``, at ``tau = tau_c - delta`` (Result 3)."""
     tc = phases.tau_c(alpha, sigma2)
-    c_t = 1 / (2 * kappa(alpha, sigma2))
     rows = []
     for delta in deltas:
         delta = _checks.positive("delta", delta)
-        start = 64 * 2 ** max(0, math.ceil(math.log2((2 * c_t / delta + 32) / 64)))
-        t_star, e_star = phases.optimal_depth(
-            alpha, tc - delta, sigma2, t_max=16000, t_start=min(start, 16000)
-        )
+        t_star, e_star = phases.optimal_depth(alpha, tc - delta, sigma2, t_max=16000)
         rows.append(OptimalDepth(delta, t_star, t_star * delta, e_star, e_star * math.sqrt(t_star)))
     return rows
 

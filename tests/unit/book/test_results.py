@@ -231,3 +231,14 @@ def test_theory_records_name_every_module_the_engine_runs():
     assert imported  # closed_form does import sibling modules
     for name in ("theory_accuracy", "theory_vs_simulation", "theory_vs_simulation_precision"):
         assert imported <= set(results.RESULTS[name].producers), name
+
+
+def test_committed_records_were_written_by_the_code_here():
+    """A change to a record's producing code (results.RESULTS[...].producers) must come with a
+    rerun of the record: otherwise the chapters say "written by older code" to the reader."""
+    stale = {
+        name: saved.command
+        for name, saved in results.RESULTS.items()
+        if (record := results.load(name)) is not None and record.stale
+    }
+    assert not stale, f"records written by older code; rerun: {stale}"

@@ -97,11 +97,6 @@ def test_optimal_depth():
         prev = ts
     with pytest.raises(ValueError, match="overthinking"):
         phases.optimal_depth(a, tc + 1.0, s)
-    # starting the search from a long curve certifies the same minimum
-    ts, es = phases.optimal_depth(a, tc - 0.25, s)
-    assert phases.optimal_depth(a, tc - 0.25, s, t_start=1024) == (ts, pytest.approx(es, rel=1e-12))
-    with pytest.raises(ValueError, match="t_start must be an integer >= 2"):
-        phases.optimal_depth(a, tc - 0.25, s, t_start=1)
 
 
 def test_mp_density_normalisation():
