@@ -134,7 +134,7 @@ def test_kill_during_save_leaves_the_previous_file_intact(tmp_path):
     try:
         assert proc.stdout.readline() == "ready\n"
         seen = set()
-        for delay in np.linspace(0.05, 1.5, 8):
+        for delay in np.linspace(0.05, 0.6, 8):
             try:
                 proc.wait(timeout=delay)
             except subprocess.TimeoutExpired:
