@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _checks
 
-__all__ = ["KEY", "Download", "offer"]
+__all__ = ["KEY", "Download", "offer", "columns"]
 
 #: Key of the output metadata that carries the file (metadata, not a MIME type of the output's
 #: data: myst-nb renders every data entry and warns on one it does not know).
@@ -102,6 +102,26 @@ def _plain(value, digits):
         return value.item() if isinstance(value, np.generic) else value
     kind = type(value).__name__
     raise ValueError(f"data must hold numbers, strings, lists and dicts, got {kind}")
+
+
+def columns(names, rows) -> dict:
+    """A long table given by its ``rows`` (tuples, one entry per name) as the ``{name: column}``
+    dict :func:`offer` writes as a ``.csv``.
+
+    Example::
+
+        rows = [(tau, t, e) for tau, curve in curves.items() for t, e in enumerate(curve)]
+        downloads.columns(["tau", "t", "E_t"], rows)
+    """
+    names = [str(n) for n in names]
+    rows = [tuple(row) for row in rows]
+    bad = [row for row in rows if len(row) != len(names)]
+    if not names or not rows or bad:
+        raise ValueError(
+            f"rows must be a non-empty list of tuples of {len(names)} entries (one per name)"
+            + (f", got {bad[0]!r}" if bad else "")
+        )
+    return {name: [row[k] for row in rows] for k, name in enumerate(names)}
 
 
 def offer(name: str, data, *, digits: int = 10) -> Download:

@@ -32,6 +32,9 @@ __all__ = [
     "REGIME_COLOURS",
     "regime_map",
     "regime_legend",
+    "significant",
+    "percent",
+    "value_grid",
     "VERDICT_COLOURS",
     "verdict_summary",
 ]
@@ -116,7 +119,8 @@ def theory_vs_simulation(axes, panels, t_max=None):
     runs that blow up at large depth can lie off scale.
 
     ``panels`` is the ``{regime: {"alpha", "tau", "theory", "sims": {D: {"mean", "sem"}}}}``
-    structure of :func:`cotbook.finite_size.run`.
+    structure of :func:`cotbook.finite_size.run`. The lines are labelled (``$D = 50$``, ...,
+    theory) for one legend of the figure; no axis gets a legend of its own.
     """
     axes = np.ravel(axes)
     if len(axes) != len(panels):
@@ -130,7 +134,7 @@ def theory_vs_simulation(axes, panels, t_max=None):
                 ax,
                 np.asarray(sim["mean"])[:last],
                 np.asarray(sim["sem"])[:last],
-                label=f"D = {D}",
+                label=f"$D = {D}$",
                 color=colour,
                 ls="none",
                 marker="o",
@@ -140,12 +144,12 @@ def theory_vs_simulation(axes, panels, t_max=None):
         # Keep the theory readable: small-D runs that blow up at large t go off scale.
         ax.set_ylim(theory[:last].min() / 3, theory[:last].max() * 30)
         ax.set_title(rf"{regime}: $\alpha = {panel['alpha']:g}$, $\tau = {panel['tau']:.3g}$")
-    axes[0].legend()
     return axes
 
 
 def deviation_curves(axes, panels):
-    """One axis per regime: |relative deviation| of the simulated mean from theory against t."""
+    """One axis per regime: |relative deviation| of the simulated mean from theory against t,
+    one line per ``$D = ...$`` (labelled for a figure legend; no axis legend)."""
     axes = np.ravel(axes)
     if len(axes) != len(panels):
         raise ValueError(f"axes must provide one axis per panel ({len(panels)}), got {len(axes)}")
@@ -155,11 +159,10 @@ def deviation_curves(axes, panels):
         colours = plt.cm.viridis(np.linspace(0.0, 0.85, len(dims)))
         for colour, D in zip(colours, dims, strict=True):
             dev = np.abs(np.asarray(panel["sims"][D]["mean"]) / theory - 1)
-            ax.semilogy(np.arange(1, theory.size), dev[1:], color=colour, label=f"D = {D}")
+            ax.semilogy(np.arange(1, theory.size), dev[1:], color=colour, label=f"$D = {D}$")
         ax.set_title(regime)
         ax.set_xlabel("CoT depth $t$")
     axes[0].set_ylabel("|relative deviation|")
-    axes[0].legend()
     return axes
 
 
@@ -205,11 +208,13 @@ def phase_heatmap(ax, alphas, taus, grid, sigma2, t, *, vmin=1e-8, vmax=1e4):
 REGIME_STYLES = {"decay": "-", "overthinking": "--", "saturation": ":"}
 
 
-def attention_grid(ax, Ls, Ms, grid, D, *, vmin=None, vmax=None, theory=True):
+def attention_grid(ax, Ls, Ms, grid, D, *, vmin=None, vmax=None, theory=True, label=None):
     """Figure 2A/2C: ``E_t`` over the (L, M) grid of trained models, log colour, log axes.
 
     ``grid[i, j]`` is the error at ``(Ls[i], Ms[j])``.  With ``theory``, the simplified model's
-    ``tau_c(alpha, 0)`` mapped to ``M = D tau_c(L / D)`` is drawn where it lies on the plot.
+    ``tau_c(alpha, 0)`` mapped to ``M = D tau_c(L / D)`` (dashed white) and ``L = D`` (dotted
+    white) are drawn where they lie on the plot; the caption names them (no legend over the
+    data). ``label``: the colour bar's label.
     """
     Ls, Ms, grid = _grid("Ls", Ls, "Ms", Ms, grid)
     image = _log_image(ax, Ls, Ms, grid.T, "nearest", vmin, vmax)
@@ -219,27 +224,28 @@ def attention_grid(ax, Ls, Ms, grid, D, *, vmin=None, vmax=None, theory=True):
         shown = np.isfinite(boundary) & (boundary <= Ms.max())
         ax.plot(fine[shown], boundary[shown], "w--", lw=1.5, label=r"$M = D\,\tau_c(L/D)$")
         ax.axvline(D, color="w", lw=0.8, ls=":")
-        ax.legend(loc="lower left")
     ax.set_xlabel("context length $L$")
     ax.set_ylabel("training tasks $M$")
-    plt.colorbar(image, ax=ax)
+    plt.colorbar(image, ax=ax, label=label)
     return ax
 
 
-def regime_curves(ax, curves):
+def regime_curves(ax, curves, **legend):
     """Figure 2B/2D: ``{label: (mean, sem, regime)}``, each ``E_t`` against ``t`` with SEM
-    bars, line style by regime (solid decay, dashed overthinking, dotted saturation)."""
+    bars, line style by regime (solid decay, dashed overthinking, dotted saturation); one legend,
+    placed by ``legend`` (:meth:`matplotlib.axes.Axes.legend` options)."""
     for label, (mean, sem, regime) in curves.items():
         if regime not in REGIME_STYLES:
             raise ValueError(f"regime must be one of {sorted(REGIME_STYLES)}, got {regime!r}")
         error_curve(ax, mean, sem, label=f"{label} ({regime})", ls=REGIME_STYLES[regime], lw=1.2)
-    ax.legend()
+    ax.legend(**legend)
     return ax
 
 
-def versus_theory(ax, curves):
+def versus_theory(ax, curves, **legend):
     """``{label: (mean, sem, theory)}``: each trained ``E_t`` (solid, SEM bars) with the
-    theory's curve ``theory`` dashed in the same colour (``None``: no theory drawn)."""
+    theory's curve ``theory`` dashed in the same colour (``None``: no theory drawn); one legend
+    with a "theory" key, placed by ``legend`` (:meth:`matplotlib.axes.Axes.legend` options)."""
     for label, (mean, sem, theory) in curves.items():
         error_curve(ax, mean, sem, label=label, lw=1.2)
         if theory is not None:
@@ -248,8 +254,17 @@ def versus_theory(ax, curves):
             ax.plot(np.arange(theory.size), theory, ls="--", lw=1.0, color=color)
     (key,) = ax.plot([], [], "k--", lw=1.0)
     handles, labels = ax.get_legend_handles_labels()
-    ax.legend([*handles, key], [*labels, "theory"])
+    ax.legend([*handles, key], [*labels, "theory"], **legend)
     return ax
+
+
+def _cell_axes(ax, Ls, Ms) -> None:
+    """Axes of an ``(L, M)`` grid drawn as equal cells (index coordinates): ticks labelled by the
+    grid's values, ``M`` upwards."""
+    ax.set_xticks(range(Ls.size), [f"{v:g}" for v in Ls], rotation=90)
+    ax.set_yticks(range(Ms.size), [f"{v:g}" for v in Ms])
+    ax.set_xlabel("context length $L$")
+    ax.set_ylabel("training tasks $M$")
 
 
 #: Colours of the measured regimes in :func:`regime_map`.
@@ -288,10 +303,7 @@ def regime_map(ax, Ls, Ms, measured, theory=None, *, title=None):
                     ax.plot(i, j, "o", color="0.35", ms=3)
                 elif t != m:
                     ax.plot(i, j, "x", color="k", ms=7, mew=1.6)
-    ax.set_xticks(range(Ls.size), [f"{v:g}" for v in Ls], rotation=90)
-    ax.set_yticks(range(Ms.size), [f"{v:g}" for v in Ms])
-    ax.set_xlabel("context length $L$")
-    ax.set_ylabel("training tasks $M$")
+    _cell_axes(ax, Ls, Ms)
     if title:
         ax.set_title(title)
     return ax
@@ -315,8 +327,6 @@ def regime_legend(fig, *, theory=True, **legend):
 
 
 # --- Annotated grids (tables of numbers over (L, M), shown as heatmaps) ---------------------
-
-__all__ += ["significant", "value_grid"]
 
 
 def significant(value, digits: int = 2) -> str:
@@ -361,14 +371,8 @@ def value_grid(ax, Ls, Ms, values, *, fmt=significant, log=False, vmin=None, vma
             r, g, b, _ = cmap(norm(value))
             ink = "k" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "w"
             ax.text(i, j, fmt(value), ha="center", va="center", color=ink, fontsize=9)
-    ax.set_xticks(range(Ls.size), [f"{v:g}" for v in Ls], rotation=90)
-    ax.set_yticks(range(Ms.size), [f"{v:g}" for v in Ms])
-    ax.set_xlabel("context length $L$")
-    ax.set_ylabel("training tasks $M$")
+    _cell_axes(ax, Ls, Ms)
     return image
-
-
-__all__ += ["percent"]
 
 
 def percent(share) -> str:

@@ -93,3 +93,14 @@ def test_report_records_refuse_a_missing_glue_key():
         report_file.records(markdown, glued)
     with pytest.raises(ValueError, match="'## Ledger' section"):
         report_file.ledger_rows("no ledger here")
+
+
+def test_columns_turn_rows_into_a_csv_table():
+    table = downloads.columns(["tau", "t", "E_t"], [(2.0, 0, 1.0), (2.0, 1, 0.5)])
+    assert table == {"tau": [2.0, 2.0], "t": [0, 1], "E_t": [1.0, 0.5]}
+    rows = list(csv.reader(io.StringIO(downloads.offer("c.csv", table).content)))
+    assert rows == [["tau", "t", "E_t"], ["2", "0", "1"], ["2", "1", "0.5"]]
+    with pytest.raises(ValueError, match="tuples of 3 entries"):
+        downloads.columns(["tau", "t", "E_t"], [(2.0, 0)])
+    with pytest.raises(ValueError, match="non-empty"):
+        downloads.columns(["tau"], [])

@@ -54,6 +54,8 @@ def test_theory_vs_simulation_draws_one_panel_per_regime():
     for ax, name in zip(axes, panels, strict=True):
         assert ax.get_title().startswith(name)
         np.testing.assert_array_equal(ax.lines[-1].get_ydata(), [1.0, 0.5, 0.25])  # theory line
+        assert ax.get_legend() is None  # one figure legend, from the labels
+    assert set(axes[0].get_legend_handles_labels()[1]) == {"$D = 10$", r"theory ($D\to\infty$)"}
     with pytest.raises(ValueError, match="one axis per panel"):
         plotting.theory_vs_simulation(axes[:1], panels)
     plt.close(fig)
@@ -66,6 +68,7 @@ def test_deviation_curves():
     fig, ax = plt.subplots()
     plotting.deviation_curves([ax], panels)
     np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.1, 0.2])
+    assert ax.get_legend() is None and ax.lines[0].get_label() == "$D = 10$"
     assert ax.get_yscale() == "log"
     with pytest.raises(ValueError, match="one axis per panel"):
         plotting.deviation_curves([], panels)
@@ -175,6 +178,10 @@ def test_versus_theory_draws_the_theory_dashed_in_the_curve_colour():
     np.testing.assert_array_equal(dashed[0].get_ydata(), theory)
     assert dashed[0].get_color() == ax.containers[0][0].get_color()
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "theory"]
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    plotting.versus_theory(ax, {"a": (trained, np.zeros(3), theory)}, loc="upper left", ncols=2)
+    assert ax.get_legend()._ncols == 2  # legend options reach the one legend
     plt.close(fig)
 
 
