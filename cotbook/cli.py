@@ -6,14 +6,17 @@
 - ``simulate``: the theory-vs-simulation study (Appendix E figure).
 - ``experiments``: trained attention over the (L, M) grid (Figure 2) and the sensitivity study;
   ``--only softmax``: what trained softmax attention learns, under the untried protocols.
-- ``bench {theory,simulate,accuracy,attention}``: timings; ``accuracy`` and ``attention`` save
-  a record.
+- ``bench {theory,simulate,accuracy,attention}``: timings; ``accuracy`` (the Appendix D
+  table, a long run) and ``attention`` save a record.
 - ``theory --alpha A --tau T --sigma2 S [--lam LAM] --t T1 [T2 ...]``: Result 1's E_t at those
   depths and Results 2-3 at that point (:func:`cotbook.theory.summary`); ``--json``, ``--csv``.
 
-Long runs save a record (:mod:`cotbook.book.results`): at the committed scale into
-``book/results/``, at any other scale into ``_build/results/`` (ignored by git), or into
-``--out DIR``.  They checkpoint every finished unit; ``--resume`` finishes an interrupted run.
+Long runs (``simulate``, ``experiments``, ``bench accuracy``) save a record
+(:mod:`cotbook.book.results`): at the committed scale into ``book/results/``, at any other
+scale into ``_build/results/`` (ignored by git), or into ``--out DIR``.  They checkpoint every
+finished unit; ``--resume`` finishes an interrupted run.  They run serially in this process,
+on a local Dask cluster (``--workers N``) or on a running one (``--scheduler ADDRESS``), with
+byte-identical data (:mod:`cotbook.book.execution`).
 """
 
 from __future__ import annotations
@@ -61,6 +64,16 @@ def _number(text):
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+
+
+def _workers(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
 
 
 def _depth(text):
@@ -118,19 +131,32 @@ def _chapters(args) -> int:
     return 0
 
 
-def _study(name, scale, spec, run_unit, assemble, args, **extra) -> None:
-    path = runner.run_study(
-        name,
-        scale,
-        spec,
-        run_unit,
-        assemble,
-        out=args.out,
-        force=args.force,
-        resume=args.resume,
-        environment_extra=extra or None,
-    )
-    print(f"saved {path}")
+def _studies(args, studies) -> int:
+    """Run ``studies`` (``(name, spec, module with run_unit and assemble, environment
+    extra)``) on the engine of ``--workers`` / ``--scheduler``; 1 if units failed."""
+    from .book import execution
+
+    try:
+        with execution.open_engine(args.workers, args.scheduler) as engine:
+            print(f"running on: {engine.description}", flush=True)
+            for name, spec, module, extra in studies:
+                path = runner.run_study(
+                    name,
+                    args.scale,
+                    spec,
+                    module.run_unit,
+                    module.assemble,
+                    out=args.out,
+                    force=args.force,
+                    resume=args.resume,
+                    engine=engine,
+                    environment_extra=extra,
+                )
+                print(f"saved {path}")
+    except runner.RunFailed as err:
+        print(f"cotbook {args.command}: {err}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _simulate(args) -> int:
@@ -139,8 +165,7 @@ def _simulate(args) -> int:
     spec = finite_size.SCALES[args.scale]
     spec = finite_size.SimulationSpec.from_dict(dict(spec.to_dict(), seed=args.seed))
     name = "theory_vs_simulation_precision" if args.scale == "precision" else "theory_vs_simulation"
-    _study(name, args.scale, spec, finite_size.run_unit, finite_size.assemble, args)
-    return 0
+    return _studies(args, [(name, spec, finite_size, None)])
 
 
 def _experiments(args) -> int:
@@ -173,31 +198,24 @@ def _experiments(args) -> int:
             raise SystemExit(
                 f"--scale {args.scale} is not a scale of {what}: {sorted(jobs[what][1])}"
             )
+    studies = []
     for what in chosen:
         name, scales, kind, module = jobs[what]
         spec = kind.from_dict(dict(scales[args.scale].to_dict(), seed=args.seed))
-        _study(
-            name,
-            args.scale,
-            spec,
-            module.run_unit,
-            module.assemble,
-            args,
-            device=str(layer.device()),
-        )
-    return 0
+        studies.append((name, spec, module, {"device": str(layer.device())}))
+    return _studies(args, studies)
 
 
-def _save_measured(name, config, compute, out) -> dict:
-    """Run ``compute() -> data`` and save it as the record ``name`` (its committed scale)."""
-    directory = runner.output_directory(name, "paper", out)
+def _save_measured(name, config, compute, out, scale="paper") -> dict:
+    """Run ``compute() -> data`` and save it as the record ``name`` at ``scale``."""
+    directory = runner.output_directory(name, scale, out)
     code = results.code_info(results.RESULTS[name].producers)  # the code this run starts with
     start = time.perf_counter()
     data = compute()
     timings = {"total": time.perf_counter() - start}
     path = results.save(
         name,
-        scale="paper",
+        scale=scale,
         config=config,
         data=data,
         timings=timings,
@@ -214,16 +232,25 @@ def _bench(args) -> int:
     if args.what == "accuracy":
         from .theory import numerics
 
-        config = {
-            "t_max": 80,
-            "dps": 50,
-            "points": [list(map(str, p)) for p in numerics.ACCURACY_POINTS],
-        }
+        spec = numerics.SCALES[args.scale]
+        return _studies(args, [("theory_accuracy", spec, numerics, None)])
+    if args.what == "scaling":
+        from .book import scaling
 
-        def accuracy():
-            return {"rows": [list(row) for row in numerics.accuracy_rows(80, dps=50)]}
-
-        _save_measured("theory_accuracy", config, accuracy, args.out)
+        config = {"study": "attention_grid", "scale": args.scale, "workers": args.workers}
+        runs = None if args.out is None else Path(args.out) / "engine_scaling-runs"
+        data = _save_measured(
+            "engine_scaling",
+            config,
+            lambda: scaling.measure(args.scale, args.workers, runs),
+            args.out,
+            scale=args.scale,
+        )
+        print(
+            f"serial {data['serial']['wall_s']:.1f} s, {args.workers} workers "
+            f"{data['workers']['wall_s']:.1f} s: {data['speedup']:.2f}x; "
+            f"data identical: {data['identical']}"
+        )
         return 0
     if args.what == "attention":
         settings = dict(bench.ATTENTION_SETTINGS)
@@ -246,6 +273,22 @@ def _scales_help(times, committed) -> str:
     )
 
 
+def _add_engine_options(p) -> None:
+    engine = p.add_mutually_exclusive_group()
+    engine.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="run the units on a local Dask cluster of N worker processes, one thread each",
+    )
+    engine.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the units on the running Dask cluster whose scheduler is at ADDRESS "
+        "(e.g. tcp://host:8786); default: serially in this process",
+    )
+
+
 def _add_output_options(p) -> None:
     p.add_argument(
         "--out",
@@ -263,6 +306,7 @@ def _add_output_options(p) -> None:
         action="store_true",
         help="finish an interrupted run from its checkpoint (<out>/<name>.partial/)",
     )
+    _add_engine_options(p)
 
 
 def _add_theory(sub) -> None:
@@ -327,14 +371,35 @@ def main(argv=None) -> int:
         "bench",
         help="timings; accuracy and attention save a record",
         description="theory: fast engine vs the recursion (~1 min); simulate: engine timings "
-        "(~1 min); accuracy: the Appendix D accuracy table, t <= 80 (~1 min, saved); "
-        "attention: one training run, fast vs literal (~4 min, saved).",
+        "(~1 min); accuracy: the Appendix D accuracy table, t <= 80 (~1 min, saved; a long "
+        "run: --scale, --resume, --workers, --scheduler); attention: one training run, fast "
+        "vs literal (~4 min, saved).",
     )
-    p.add_argument("what", choices=["theory", "simulate", "accuracy", "attention"])
-    p.add_argument(
+    kinds = p.add_subparsers(dest="what", required=True)
+    for what in ("theory", "simulate"):
+        kinds.add_parser(what).set_defaults(run=_bench)
+    q = kinds.add_parser("accuracy", description="The Appendix D accuracy table (a long run).")
+    q.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
+    _add_output_options(q)
+    q.set_defaults(run=_bench)
+    q = kinds.add_parser(
+        "scaling",
+        description="The Figure 2 grid serially and on a local Dask cluster, each from "
+        "scratch: wall-clock times, per-unit costs, byte-identical data (paper: ~35 min).",
+    )
+    q.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
+    q.add_argument(
+        "--workers", type=_workers, default=2, help="worker processes (default: %(default)s)"
+    )
+    q.add_argument(
         "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
     )
-    p.set_defaults(run=_bench)
+    q.set_defaults(run=_bench)
+    q = kinds.add_parser("attention")
+    q.add_argument(
+        "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
+    )
+    q.set_defaults(run=_bench)
     _add_theory(sub)
     args = parser.parse_args(argv)
     try:

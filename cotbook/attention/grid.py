@@ -77,7 +77,7 @@ class GridSpec:
     --------
     >>> spec = GridSpec(Ls=(10, 50), Ms=(25,), trials=2, settings={"steps": 1000})
     >>> len(spec.configs()), spec.settings["D"], spec.units()[0]
-    (8, 50, 'linear/L=10')
+    (8, 50, 'linear/L=10/trial=0')
     >>> GridSpec.from_dict(spec.to_dict()) == spec
     True
     """
@@ -110,12 +110,20 @@ class GridSpec:
         ]
 
     def units(self) -> list:
-        """The units of work, ``"<model>/L=<L>"``: the configurations trained side by side."""
-        return [f"{model}/L={L}" for model in layer.MODELS for L in self.Ls]
+        """The units of work, ``"<model>/L=<L>/trial=<r>"``: one row of the grid, its ``M``
+        trained side by side (a unit trains the same numbers as the whole column of trials
+        trained at once: each trial has its own stream)."""
+        return [
+            f"{model}/L={L}/trial={r}"
+            for model in layer.MODELS
+            for L in self.Ls
+            for r in range(self.trials)
+        ]
 
     def unit_configs(self, unit) -> list:
-        model, L = _parse_unit(unit, self.units())
-        return [c for c in self.configs() if c.model == model and c.L == L]
+        if unit not in self.units():
+            raise ValueError(f"unit must be one of {self.units()}, got {unit!r}")
+        return [c for c in self.configs() if f"{c.model}/L={c.L}/trial={c.trial}" == unit]
 
     def to_dict(self) -> dict:
         """The spec as a flat JSON-ready dict (its settings inline): the configuration a saved
@@ -237,13 +245,6 @@ SENSITIVITY_SCALES = {
     "book": SensitivitySpec(points=((25, 3200), (50, 100), (160, 3200)), trials=1),
     "paper": SensitivitySpec(points=((25, 3200), (50, 100), (160, 3200)), trials=2),
 }
-
-
-def _parse_unit(unit, units):
-    if unit not in units:
-        raise ValueError(f"unit must be one of {units}, got {unit!r}")
-    model, L = unit.split("/L=")
-    return model, int(L)
 
 
 def train_and_evaluate(configs, t_max) -> dict:

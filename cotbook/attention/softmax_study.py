@@ -613,9 +613,9 @@ def _measure(config, params, losses, spec) -> dict:
 
 def run_unit(spec, unit) -> dict:
     """Train and measure one unit of ``spec`` (:class:`SoftmaxSpec`): JSON-ready ``{"runs":
-    [[config dict, measurements], ...], "seconds": wall clock, "cpu_seconds": this process's
-    CPU time}`` (measurements as listed in the module docstring)."""
-    start, cpu = time.perf_counter(), time.process_time()
+    [[config dict, measurements], ...], "seconds": wall clock}`` (measurements as listed in
+    the module docstring)."""
+    start = time.perf_counter()
     name = spec._parse(unit)[0]
     variant = spec.variants[name]
     configs = spec.unit_configs(unit)
@@ -630,17 +630,13 @@ def run_unit(spec, unit) -> dict:
             ]
             for g, c in enumerate(configs)
         ]
-    return {
-        "runs": runs,
-        "seconds": time.perf_counter() - start,
-        "cpu_seconds": time.process_time() - cpu,
-    }
+    return {"runs": runs, "seconds": time.perf_counter() - start}
 
 
 def assemble(spec, results) -> tuple[dict, dict]:
     """``(data, timings_s)`` from ``{unit: run_unit(spec, unit)}``: ``data = {"units": {unit:
-    {"L", "M", "D", "trials": [measurements per trial]}}, "cpu_seconds": {unit: s}}``; timings
-    are wall-clock seconds per unit."""
+    {"L", "M", "D", "trials": [measurements per trial]}}}``; timings (wall-clock seconds per
+    unit) are kept apart, so the data do not depend on how the run was executed."""
     missing = [u for u in spec.units() if u not in results]
     if missing:
         raise ValueError(f"results must hold every unit of the study; missing {missing}")
@@ -649,8 +645,7 @@ def assemble(spec, results) -> tuple[dict, dict]:
         name, _, k = spec._parse(unit)
         L, M, D = spec.point(name, k)
         units[unit] = {"L": L, "M": M, "D": D, "trials": [m for _, m in results[unit]["runs"]]}
-    data = {"units": units, "cpu_seconds": {u: results[u].get("cpu_seconds") for u in spec.units()}}
-    return data, {u: results[u]["seconds"] for u in spec.units()}
+    return {"units": units}, {u: results[u]["seconds"] for u in spec.units()}
 
 
 def run(spec) -> tuple[dict, dict]:

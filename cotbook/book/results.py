@@ -133,6 +133,12 @@ RESULTS = {
             "python -m cotbook bench attention",
         ),
         ResultSpec(
+            "engine_scaling",
+            "paper",
+            (*_ATTENTION, "cotbook.book.execution", "cotbook.book.runner", "cotbook.book.scaling"),
+            "python -m cotbook bench scaling",
+        ),
+        ResultSpec(
             "theory_accuracy",
             "paper",
             (*_THEORY_ENGINE, "cotbook.theory.phases", "cotbook.theory.numerics"),

@@ -181,11 +181,6 @@ def simulation_precision() -> Study | None:
     )
 
 
-class _AccuracySpec(NamedTuple):
-    t_max: int
-    dps: int
-
-
 def accuracy(t_max_now=40) -> tuple[list, str]:
     """The Appendix D accuracy table: ``(rows, caption)`` with rows
     :class:`~cotbook.theory.numerics.AccuracyRow`, from the saved ``theory_accuracy`` record or
@@ -194,13 +189,11 @@ def accuracy(t_max_now=40) -> tuple[list, str]:
     def describe(spec):
         return f"t <= {spec.t_max}, recursion at {spec.dps} digits"
 
-    saved = _saved(
-        "theory_accuracy", lambda c: _AccuracySpec(int(c["t_max"]), int(c["dps"])), describe
-    )
+    saved = _saved("theory_accuracy", numerics.AccuracySpec.from_dict, describe)
     if saved is not None:
         return [numerics.AccuracyRow(*row) for row in saved.data["rows"]], saved.caption
-    spec = _AccuracySpec(t_max_now, 50)
-    rows = numerics.accuracy_rows(spec.t_max, dps=spec.dps)
+    spec = numerics.AccuracySpec(t_max=t_max_now)
+    rows = numerics.accuracy_rows(spec.t_max, dps=spec.dps, points=spec.points)
     return rows, _caption("book", "computed now", describe(spec))
 
 

@@ -3,11 +3,15 @@
 The paper evaluates Result 1 with a two-dimensional coefficient recursion in high precision
 (Appendix "Numerical evaluation of the theoretical prediction"); :mod:`.closed_form` computes
 the same numbers as a certified float64 quadratic form.  :func:`accuracy_rows` measures the
-largest relative difference between the two over :data:`ACCURACY_POINTS`.
+largest relative difference between the two over :data:`ACCURACY_POINTS`;
+:class:`AccuracySpec` runs it as a long run (``python -m cotbook bench accuracy``), one unit
+per point.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -15,7 +19,16 @@ import numpy as np
 from .._checks import positive_int
 from . import closed_form, phases
 
-__all__ = ["ACCURACY_POINTS", "AccuracyRow", "resolve_point", "accuracy_rows"]
+__all__ = [
+    "ACCURACY_POINTS",
+    "AccuracyRow",
+    "resolve_point",
+    "accuracy_rows",
+    "AccuracySpec",
+    "SCALES",
+    "run_unit",
+    "assemble",
+]
 
 ACCURACY_POINTS = (
     (2.0, 3.0, 0.01),
@@ -92,3 +105,77 @@ def accuracy_rows(t_max, *, dps=50, points=ACCURACY_POINTS) -> list[AccuracyRow]
         regime = phases.regime(alpha, tau, sigma2)
         rows.append(AccuracyRow(alpha, tau, sigma2, regime, float(ref[-1]), err))
     return rows
+
+
+def _point_entry(text):
+    """A point coordinate as saved (a string): a number, or ``"tau_c"`` / ``"tau_c+"``."""
+    return text if text in ("tau_c", "tau_c+") else float(text)
+
+
+@dataclass(frozen=True)
+class AccuracySpec:
+    """The accuracy table as a long run: every point of ``points`` compared for ``t <= t_max``
+    against the recursion at ``dps`` digits (:func:`accuracy_rows`), one unit per point.
+
+    Examples
+    --------
+    >>> spec = SCALES["tiny"]
+    >>> spec.units()[0], AccuracySpec.from_dict(spec.to_dict()) == spec
+    ('0: (2.0, 3.0, 0.01)', True)
+    """
+
+    t_max: int = 80
+    dps: int = 50
+    points: tuple = ACCURACY_POINTS
+
+    def __post_init__(self):
+        object.__setattr__(self, "t_max", positive_int("t_max", self.t_max))
+        object.__setattr__(self, "dps", positive_int("dps", self.dps))
+        points = tuple(tuple(p) for p in self.points)
+        if not points or any(len(p) != 3 for p in points):
+            raise ValueError(f"points must be (alpha, tau, sigma2) triples, got {self.points}")
+        object.__setattr__(self, "points", points)
+
+    def units(self) -> list:
+        """``"<k>: (alpha, tau, sigma2)"`` for the ``k``-th point."""
+        return [f"{k}: ({a}, {t}, {s})" for k, (a, t, s) in enumerate(self.points)]
+
+    def to_dict(self) -> dict:
+        """The configuration a saved record keeps (points as strings)."""
+        return {
+            "t_max": self.t_max,
+            "dps": self.dps,
+            "points": [[str(v) for v in p] for p in self.points],
+        }
+
+    @classmethod
+    def from_dict(cls, d) -> AccuracySpec:
+        """The spec of :meth:`to_dict`'s layout."""
+        points = tuple(tuple(_point_entry(v) for v in p) for p in d["points"])
+        return cls(t_max=int(d["t_max"]), dps=int(d["dps"]), points=points)
+
+
+SCALES = {
+    "tiny": AccuracySpec(t_max=5, dps=30, points=ACCURACY_POINTS[:3]),
+    "paper": AccuracySpec(),
+}
+"""``tiny``: three points, ``t <= 5`` (a second); ``paper``: the table the book shows."""
+
+
+def run_unit(spec: AccuracySpec, unit) -> dict:
+    """One point of ``spec``: JSON-ready ``{"row": AccuracyRow as a list, "seconds"}``."""
+    units = spec.units()
+    if unit not in units:
+        raise ValueError(f"unit must be one of {units}, got {unit!r}")
+    start = time.perf_counter()
+    row = accuracy_rows(spec.t_max, dps=spec.dps, points=[spec.points[units.index(unit)]])[0]
+    return {"row": list(row), "seconds": time.perf_counter() - start}
+
+
+def assemble(spec: AccuracySpec, results) -> tuple[dict, dict]:
+    """``({"rows": [row per point, in order]}, seconds per unit)``."""
+    missing = [u for u in spec.units() if u not in results]
+    if missing:
+        raise ValueError(f"results must hold every unit of the study; missing {missing}")
+    rows = [results[u]["row"] for u in spec.units()]
+    return {"rows": rows}, {u: results[u]["seconds"] for u in spec.units()}

@@ -194,19 +194,18 @@ def test_interrupted_grid_resumes_to_identical_data(tmp_path, monkeypatch):
     assert json.dumps(a.data) == json.dumps(b.data)
 
 
-def test_bench_accuracy_saves_its_record(tmp_path, monkeypatch):
+def test_bench_accuracy_saves_its_record(tmp_path):
     from cotbook.book import results
     from cotbook.theory import numerics
 
-    real = numerics.accuracy_rows
-    monkeypatch.setattr(
-        numerics, "accuracy_rows", lambda t_max, dps: real(3, dps=30, points=[(2.0, 3.0, 0.01)])
-    )
-    assert cli.main(["bench", "accuracy", "--out", str(tmp_path)]) == 0
+    args = ["bench", "accuracy", "--scale", "tiny", "--out", str(tmp_path)]
+    assert cli.main(args) == 0
     record = results.load("theory_accuracy", directory=tmp_path)
-    row = numerics.AccuracyRow(*record.data["rows"][0])
-    assert row.regime == "overthinking" and row.max_rel_diff < 1e-12
-    assert record.scale == "paper" and not record.stale and "total" in record.timings_s
+    rows = [numerics.AccuracyRow(*row) for row in record.data["rows"]]
+    assert [r.alpha for r in rows] == [p[0] for p in numerics.SCALES["tiny"].points]
+    assert rows[0].regime == "overthinking" and max(r.max_rel_diff for r in rows) < 1e-12
+    assert record.scale == "tiny" and not record.stale and "total" in record.timings_s
+    assert numerics.AccuracySpec.from_dict(record.config) == numerics.SCALES["tiny"]
 
 
 # ---- python -m cotbook theory -------------------------------------------------------------

@@ -17,8 +17,9 @@ def test_grid_spec_round_trips_and_validates():
     assert grid.GridSpec.from_dict(SMALL.to_dict()) == SMALL
     assert SMALL.to_dict()["steps"] == 30 and SMALL.to_dict()["lr"] == 1e-3  # defaults filled
     assert len(SMALL.configs()) == 2 * 2 * 2 * 2
-    assert SMALL.units() == ["linear/L=3", "linear/L=5", "softmax/L=3", "softmax/L=5"]
-    assert {c.M for c in SMALL.unit_configs("softmax/L=5")} == {4, 9}
+    assert SMALL.units()[:3] == ["linear/L=3/trial=0", "linear/L=3/trial=1", "linear/L=5/trial=0"]
+    assert len(SMALL.units()) == 2 * 2 * 2
+    assert {(c.M, c.trial) for c in SMALL.unit_configs("softmax/L=5/trial=1")} == {(4, 1), (9, 1)}
     with pytest.raises(ValueError, match="settings must be among"):
         grid.GridSpec(Ls=(3,), Ms=(4,), trials=1, settings={"stepz": 3})
     with pytest.raises(ValueError, match="Ls must be"):
@@ -26,7 +27,7 @@ def test_grid_spec_round_trips_and_validates():
     with pytest.raises(ValueError, match="steps"):
         grid.GridSpec(Ls=(3,), Ms=(4,), trials=1, settings={"steps": 0})
     with pytest.raises(ValueError, match="unit must be one of"):
-        SMALL.unit_configs("linear/L=7")
+        SMALL.unit_configs("linear/L=5")
     with pytest.raises(ValueError, match="needs"):
         grid.GridSpec.from_dict({"Ls": [3]})
     sens = grid.SENSITIVITY_SCALES["paper"]
@@ -49,6 +50,17 @@ def test_grid_runs_every_configuration_and_is_reproducible_alone():
         for mask in attention.MASKS:
             np.testing.assert_allclose(out["E"][model][mask][1][1][1], again[mask], rtol=1e-5)
     assert list(timings) == SMALL.units()
+
+
+def test_a_row_unit_trains_the_same_bits_as_its_whole_column():
+    """A unit is one trial's row of M; training every trial of the column in one program (as
+    the grid did before its units were rows) gives the same numbers, bit for bit."""
+    column = [c for c in SMALL.configs() if c.model == "softmax" and c.L == 5]
+    together = grid.train_and_evaluate(column, SMALL.t_max)
+    for r in range(SMALL.trials):
+        row = grid.train_and_evaluate(SMALL.unit_configs(f"softmax/L=5/trial={r}"), SMALL.t_max)
+        for c, run in row.items():
+            assert json.dumps(run) == json.dumps(together[c])
 
 
 def test_units_assemble_to_the_same_data_in_any_order_and_through_json():

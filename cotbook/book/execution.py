@@ -1,0 +1,211 @@
+"""Where the units of a long run execute: in this process, or on a Dask cluster.
+
+:func:`open_engine` gives an :class:`Engine` whose :meth:`~Engine.run` yields every unit's
+outcome as it finishes, in whatever order the units finish:
+
+- no flags: **serial**, in this process, one unit after another, with this process's threads
+  (the numba kernels and torch may use every core);
+- ``workers=N``: a local Dask cluster of ``N`` worker processes, one thread each;
+- ``scheduler=ADDRESS``: a running Dask scheduler (``dask scheduler`` and ``dask worker``, or
+  dask-jobqueue on SLURM/PBS); the connection is made, or refused naming the address, within
+  :data:`CONNECT_TIMEOUT_S` seconds, before any work.
+
+On a cluster every unit computes on one thread: a worker plugin sets the thread variables of
+numba, OpenMP and BLAS to 1 before a unit imports them, and torch's intra-op threads to 1.
+The results do not depend on it (the kernels are thread-count invariant: tested), but two
+processes on two cores run without waiting on each other.
+
+A unit is tried at most twice (:data:`TRIES`): a unit that raises is retried once (Dask's
+``retries``); a unit whose worker process dies is rescheduled once (the scheduler's
+``allowed-failures``, set for a local cluster; a running scheduler keeps its own).  A unit that
+fails twice is reported with its error, never dropped.  Every outcome carries the source hash
+of the code that computed it, so a worker running other code is caught
+(:func:`run_study <cotbook.book.runner.run_study>` refuses its results).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import os
+import sys
+import traceback
+import uuid
+from dataclasses import dataclass
+
+import dask
+from distributed import Client, LocalCluster, WorkerPlugin, as_completed
+
+from .. import _checks
+from . import results
+
+__all__ = ["CONNECT_TIMEOUT_S", "TRIES", "Outcome", "Engine", "serial", "open_engine"]
+
+CONNECT_TIMEOUT_S = 10
+TRIES = 2
+_THREAD_VARIABLES = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One unit's end: its ``result`` (``None`` when it failed), the ``error`` of its last try
+    (``None`` when it succeeded) and the ``source_hash`` of the code that ran it."""
+
+    unit: str
+    result: dict | None
+    error: str | None
+    source_hash: str | None
+
+
+@functools.lru_cache(maxsize=None)
+def _source_hash(producers) -> str:
+    return results.source_hash(producers)
+
+
+def _one_thread() -> None:
+    """Pin this worker process to one thread (before a unit imports numba, torch or BLAS)."""
+    for var in _THREAD_VARIABLES:
+        os.environ[var] = "1"
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def _task(run_unit, spec, unit, producers) -> Outcome:
+    """A unit as a cluster runs it: on one thread, with the hash of the code that ran it."""
+    _one_thread()
+    return Outcome(unit, run_unit(spec, unit), None, _source_hash(producers))
+
+
+def _error(exc) -> str:
+    return "".join(traceback.format_exception_only(exc)).strip()
+
+
+class _OneThread(WorkerPlugin):
+    """Worker plugin: every worker, also one restarted after a crash, starts on one thread."""
+
+    name = "cotbook-one-thread"
+
+    def setup(self, worker):
+        _one_thread()
+
+
+class Engine:
+    """Runs units of a study; made by :func:`open_engine`, used as a context manager."""
+
+    def __init__(self, description, client=None):
+        self.description = description
+        self._client = client
+
+    def run(self, run_unit, spec, units, producers):
+        """Yield an :class:`Outcome` per unit of ``units`` as it finishes (``run_unit(spec,
+        unit)``, each tried at most :data:`TRIES` times)."""
+        if self._client is None:
+            yield from self._serial(run_unit, spec, units, producers)
+        else:
+            yield from self._cluster(run_unit, spec, units, producers)
+
+    @staticmethod
+    def _serial(run_unit, spec, units, producers):
+        for unit in units:
+            for attempt in range(TRIES):
+                try:
+                    result = run_unit(spec, unit)
+                except Exception as exc:  # noqa: BLE001 - a failed unit is reported, not fatal
+                    error = _error(exc)
+                    continue
+                yield Outcome(unit, result, None, _source_hash(producers))
+                break
+            else:
+                yield Outcome(unit, None, error, None)
+
+    def _cluster(self, run_unit, spec, units, producers):
+        run = uuid.uuid4().hex[:8]
+        futures = {
+            self._client.submit(
+                _task,
+                run_unit,
+                spec,
+                unit,
+                producers,
+                key=f"cotbook-{run}-{unit}",
+                retries=TRIES - 1,
+                pure=False,
+            ): unit
+            for unit in units
+        }
+        for future in as_completed(futures):
+            unit = futures.pop(future)
+            if future.status == "finished":
+                yield future.result()
+            else:
+                yield Outcome(unit, None, _error(future.exception()), None)
+            future.release()
+
+    def close(self) -> None:
+        if self._client is not None:
+            cluster = self._client.cluster
+            self._client.close()
+            if cluster is not None:
+                cluster.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def serial() -> Engine:
+    """The serial engine: units run in this process, one after another."""
+    return Engine("serial, in this process")
+
+
+def _local_client(workers):
+    # the scheduler reads allowed-failures when it starts: a unit whose worker dies is
+    # rescheduled once, then reported (KilledWorker)
+    with dask.config.set({"distributed.scheduler.allowed-failures": TRIES - 1}):
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+    return Client(cluster)
+
+
+def _remote_client(address):
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as err:
+        raise ValueError(
+            f"scheduler {address!r} cannot be reached within {CONNECT_TIMEOUT_S} s ({err}); "
+            "start one (`dask scheduler`) or give its address, e.g. tcp://host:8786"
+        ) from None
+
+
+@contextlib.contextmanager
+def open_engine(workers=None, scheduler=None):
+    """The :class:`Engine` of a run: serial (neither argument), a local cluster of ``workers``
+    processes (an integer >= 1) or the running scheduler at ``scheduler``; closed on exit.
+
+    Raises ``ValueError`` for ``workers < 1``, for both arguments at once, and for a scheduler
+    that cannot be reached (naming its address)."""
+    if workers is not None and scheduler is not None:
+        raise ValueError("give workers or scheduler, not both")
+    if scheduler is not None:
+        engine = Engine(f"Dask scheduler {scheduler}", _remote_client(scheduler))
+    elif workers is not None:
+        workers = _checks.positive_int("workers", workers)
+        engine = Engine(
+            f"local Dask cluster, {workers} worker process(es) x 1 thread", _local_client(workers)
+        )
+    else:
+        engine = serial()
+    if engine._client is not None:
+        engine._client.register_plugin(_OneThread())
+    try:
+        yield engine
+    finally:
+        engine.close()
