@@ -75,9 +75,10 @@ def _softmax_rows(Z, u, scale, rows, a, c):
     for k in range(rows):
         a[k] *= scale
         top = max(top, a[k])
+    for k in range(rows):  # apart from the sum, as in _cot_errors
+        a[k] = np.exp(a[k] - top)
     total = u.dtype.type(0)
     for k in range(rows):
-        a[k] = np.exp(a[k] - top)
         total += a[k]
     for k in range(rows):
         a[k] /= total
@@ -206,9 +207,14 @@ def _cot_errors(pool, softmax, history, K, V, est0, w, scale, inv_L, err):
                     for m in range(R + k):
                         a[m] *= scale
                         top = max(top, a[m])
-                    total = 0.0
+                    # exp and sum in two loops: fused, LLVM vectorized them when it compiled
+                    # the kernel in this process but not in the copy numba caches, and the two
+                    # rounded differently -- the first run after a change then did not
+                    # reproduce the next, last bit of some CoT errors.
                     for m in range(R + k):
                         a[m] = np.exp(a[m] - top)
+                    total = 0.0
+                    for m in range(R + k):
                         total += a[m]
                     for m in range(R + k):
                         a[m] /= total
