@@ -108,7 +108,7 @@ class Engine:
     @staticmethod
     def _serial(run_unit, spec, units, producers):
         for unit in units:
-            for attempt in range(TRIES):
+            for _ in range(TRIES):
                 try:
                     result = run_unit(spec, unit)
                 except Exception as exc:  # noqa: BLE001 - a failed unit is reported, not fatal
@@ -138,8 +138,10 @@ class Engine:
             unit = futures.pop(future)
             if future.status == "finished":
                 yield future.result()
-            else:
+            elif future.status == "error":
                 yield Outcome(unit, None, _error(future.exception()), None)
+            else:  # cancelled: the scheduler is gone
+                raise RuntimeError(f"unit {unit} was {future.status}: the cluster was lost")
             future.release()
 
     def close(self) -> None:

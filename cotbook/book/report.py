@@ -38,7 +38,7 @@ def check(label: str, error, tol) -> None:
 
 def _cells(headers, rows, fmt):
     """``rows`` as strings: numbers formatted with ``fmt`` (one format, or one per column),
-    strings and integers as they are."""
+    strings and integers as they are, ``None`` (nothing measured) as an em dash."""
     fmts = [fmt] * len(headers) if isinstance(fmt, str) else list(fmt)
     if len(fmts) != len(headers):
         raise ValueError(
@@ -53,6 +53,8 @@ def _cells(headers, rows, fmt):
             [
                 v
                 if isinstance(v, str)
+                else "—"
+                if v is None
                 else str(v)
                 if isinstance(v, (int, np.integer))
                 else f.format(v)

@@ -17,6 +17,7 @@ from ..attention import softmax_study as attention_softmax
 from ..simulation import finite_size as fs
 from ..theory import numerics
 from . import results
+from . import scaling as engine_scaling
 
 __all__ = [
     "Study",
@@ -29,6 +30,8 @@ __all__ = [
     "accuracy",
     "CostRow",
     "run_costs",
+    "ScalingRow",
+    "scaling",
 ]
 
 
@@ -233,3 +236,44 @@ def run_costs() -> list[CostRow]:
                 )
             )
     return rows
+
+
+class ScalingRow(NamedTuple):
+    """The Figure 2 grid on one engine: measured wall-clock (``None`` where not run) and the
+    wall-clock :func:`~cotbook.book.scaling.makespan` predicts from one-thread unit costs,
+    with its lower bound, in minutes."""
+
+    engine: str
+    measured_min: float | None
+    predicted_min: float | None
+    bound_min: float | None
+
+
+def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
+    """``(rows, caption)`` from the saved ``engine_scaling`` record (``None`` without one):
+    the serial run as measured, then for each count of ``workers`` the prediction from the
+    per-unit costs of the cluster run (one thread per unit, in submission order), with the
+    measured time for the count that ran."""
+    record = results.load("engine_scaling")
+    if record is None:
+        return None
+    d, ran = record.data, record.config["workers"]
+    costs = list(d["workers"]["unit_seconds"].values())
+    rows = [ScalingRow(f"serial ({d['serial']['engine']})", d["serial"]["wall_s"] / 60, None, None)]
+    for w in workers:
+        rows.append(
+            ScalingRow(
+                f"{w} worker process{'es' if w > 1 else ''}",
+                d["workers"]["wall_s"] / 60 if w == ran else None,
+                engine_scaling.makespan(costs, w) / 60,
+                engine_scaling.makespan_bound(costs, w) / 60,
+            )
+        )
+    origin = f"read from book/results/{record.path.name}"
+    longest = max(d["workers"]["unit_seconds"].items(), key=lambda item: item[1])
+    describe = (
+        f"{len(costs)} units, serial vs {ran} workers: {d['speedup']:.2f}x, data "
+        f"{'byte-identical' if d['identical'] else 'DIFFERENT'}; longest unit "
+        f"{longest[0]}, {longest[1]:.0f} s on one thread"
+    )
+    return rows, _caption(record.scale, origin, describe, record)

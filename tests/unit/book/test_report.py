@@ -28,6 +28,7 @@ def test_check_prints_and_raises(capsys):
 def test_markdown_formats_and_refuses_bad_rows():
     md = report.markdown(["name", "$x$"], [["a", 0.5], ["bbb", 12]], ["{}", "{:.1%}"])
     assert md.data == "| name | $x$ |\n|---:|---:|\n| a | 50.0% |\n| bbb | 12 |"
+    assert report.markdown(["x"], [[None]]).data.endswith("| — |")  # nothing measured
     with pytest.raises(ValueError, match="every row must have 2 entries"):
         report.markdown(["name", "x"], [["a"]])
     with pytest.raises(ValueError, match="must not contain '\\|'"):

@@ -1,0 +1,199 @@
+"""The execution engine of long runs (cotbook.book.execution, cotbook.book.runner): serial, a
+local Dask cluster of two worker processes, and a run killed and resumed give byte-identical
+data; a worker that dies has its unit retried; a unit that fails twice is named, the rest kept.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cloudpickle
+import pytest
+
+from cotbook import cli
+from cotbook.attention import grid
+from cotbook.book import execution, results, runner, scaling
+
+ROOT = Path(__file__).resolve().parents[3]
+TINY = grid.GRID_SCALES["tiny"]
+# the test's own unit functions travel to the worker processes by value
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+def _data(directory, name="attention_grid") -> str:
+    return json.dumps(results.load(name, directory=directory).data)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with execution.open_engine(workers=2) as engine:
+        yield engine
+
+
+@pytest.fixture(scope="module")
+def serial_grid(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serial")
+    assert cli.main(["experiments", "--scale", "tiny", "--only", "grid", "--out", str(out)]) == 0
+    return out
+
+
+def _run(engine, out, run_unit=grid.run_unit, **kw):
+    return runner.run_study(
+        "attention_grid", "tiny", TINY, run_unit, grid.assemble, out=out, progress=False,
+        engine=engine, **kw,
+    )
+
+
+def test_two_workers_give_the_serial_data_byte_for_byte(cluster, serial_grid, tmp_path):
+    path = _run(cluster, tmp_path)
+    record = results.load("attention_grid", directory=tmp_path)
+    assert _data(tmp_path) == _data(serial_grid)
+    assert record.environment["engine"] == cluster.description
+    assert "2 worker process(es) x 1 thread" in cluster.description
+    assert not (tmp_path / "attention_grid.partial").exists() and path.is_file()
+
+
+def _dies_once(marker):
+    """A unit function whose worker process dies (SIGKILL) the first time it runs the unit
+    ``linear/L=20/trial=1``; every try is counted in ``marker``."""
+
+    def run_unit(spec, unit):
+        if unit == "linear/L=20/trial=1":
+            tries = marker.read_text() if marker.exists() else ""
+            marker.write_text(tries + "x")
+            if not tries:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return grid.run_unit(spec, unit)
+
+    return run_unit
+
+
+def test_a_killed_workers_unit_is_retried(cluster, serial_grid, tmp_path):
+    marker = tmp_path / "tries"
+    _run(cluster, tmp_path, run_unit=_dies_once(marker))
+    assert marker.read_text() == "xx"  # killed once, run again on a new worker
+    assert _data(tmp_path) == _data(serial_grid)
+
+
+def _fails(spec, unit):
+    if unit == "softmax/L=5/trial=0":
+        raise RuntimeError("no memory left")
+    return grid.run_unit(spec, unit)
+
+
+@pytest.mark.parametrize("distributed", [False, True], ids=["serial", "cluster"])
+def test_a_unit_failing_twice_is_named_and_the_rest_kept(
+    distributed, cluster, serial_grid, tmp_path
+):
+    engine = cluster if distributed else execution.serial()
+    with pytest.raises(runner.RunFailed) as err:
+        _run(engine, tmp_path, run_unit=_fails)
+    message = str(err.value)
+    assert "1 of 8 units failed 2 times" in message
+    assert "softmax/L=5/trial=0: RuntimeError: no memory left" in message and "--resume" in message
+    saved = list((tmp_path / "attention_grid.partial").glob("unit-*.json"))
+    assert len(saved) == 7 and not (tmp_path / "attention_grid.json").exists()
+    _run(engine, tmp_path, resume=True)  # the cause fixed: only the failed unit runs
+    assert _data(tmp_path) == _data(serial_grid)
+
+
+def test_units_computed_by_other_code_are_refused(monkeypatch, tmp_path):
+    monkeypatch.setattr(execution, "_source_hash", lambda producers: "0123456789abcdef")
+    with pytest.raises(runner.RunFailed, match="computed by other code"):
+        _run(execution.serial(), tmp_path)
+
+
+def test_a_killed_run_resumes_to_the_same_bytes(serial_grid, tmp_path):
+    """The command line on two workers, killed (client, scheduler and workers) once some
+    units are saved, then finished with --resume."""
+    command = [sys.executable, "-m", "cotbook", "experiments", "--scale", "tiny", "--only",
+               "grid", "--workers", "2", "--out", str(tmp_path)]  # fmt: skip
+    run = subprocess.Popen(
+        command, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    partial = tmp_path / "attention_grid.partial"
+    deadline = time.monotonic() + 120
+    while not list(partial.glob("unit-*.json")) and run.poll() is None:
+        assert time.monotonic() < deadline, "no unit finished within 2 minutes"
+        time.sleep(0.01)
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    saved = len(list(partial.glob("unit-*.json")))
+    assert 1 <= saved < len(TINY.units()) and not (tmp_path / "attention_grid.json").exists()
+    again = subprocess.run([*command, "--resume"], cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert _data(tmp_path) == _data(serial_grid)
+
+
+def test_a_running_cluster_gives_the_serial_data(serial_grid, tmp_path):
+    """The README's cluster recipe on this machine: `dask scheduler`, `dask worker --nthreads
+    1`, and the command line pointed at the scheduler."""
+    dask = Path(sys.executable).with_name("dask")
+    info = tmp_path / "scheduler.json"
+    env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="1")
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+    scheduler = subprocess.Popen(
+        [dask, "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", info], **quiet
+    )
+    workers = None
+    try:
+        deadline = time.monotonic() + 60
+        while not info.exists():
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.05)
+        address = json.loads(info.read_text())["address"]
+        workers = subprocess.Popen(
+            [dask, "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
+            **quiet,
+        )
+        out = tmp_path / "out"
+        args = ["experiments", "--scale", "tiny", "--only", "grid", "--out", str(out)]
+        assert cli.main([*args, "--scheduler", address]) == 0
+        assert _data(out) == _data(serial_grid)
+        assert results.load("attention_grid", out).environment["engine"].endswith(address)
+    finally:
+        for process in (workers, scheduler):
+            if process is not None:
+                process.terminate()
+                process.wait(30)
+
+
+def test_bad_engine_requests_fail_before_any_work(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(execution, "CONNECT_TIMEOUT_S", 1)
+    address = "tcp://127.0.0.1:9"  # nothing listens on the discard port
+    start = time.monotonic()
+    args = ["experiments", "--scale", "tiny", "--only", "grid", "--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as err:
+        cli.main([*args, "--scheduler", address])
+    assert err.value.code == 2 and time.monotonic() - start < 30
+    assert f"scheduler {address!r} cannot be reached" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()  # no work, no folder
+    for bad in ("0", "-2", "two"):
+        with pytest.raises(SystemExit) as err:
+            cli.main([*args, "--workers", bad])
+        assert err.value.code == 2 and "must be an integer >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main([*args, "--workers", "2", "--scheduler", address])
+    with pytest.raises(ValueError, match="workers must be"):
+        with execution.open_engine(workers=0):
+            pass
+
+
+def test_makespan_schedules_units_on_the_first_free_worker():
+    assert scaling.makespan([3, 1, 1, 1], 1) == 6
+    assert scaling.makespan([3, 1, 1, 1], 2) == 3
+    assert scaling.makespan([1, 1, 1, 3], 2) == 4  # the long unit submitted last
+    assert scaling.makespan_bound([1, 1, 1, 3], 2) == 3
+    assert scaling.makespan([2, 2, 2], 512) == 2
+    costs = [5.0, 1.0, 4.0, 2.0, 2.0, 3.0]
+    for workers in (1, 2, 3, 7):
+        assert scaling.makespan(costs, workers) >= scaling.makespan_bound(costs, workers)
+    with pytest.raises(ValueError, match="workers must be"):
+        scaling.makespan(costs, 0)
+    with pytest.raises(ValueError, match="costs must be"):
+        scaling.makespan([], 2)
