@@ -10,10 +10,11 @@ outcome as it finishes, in whatever order the units finish:
   dask-jobqueue on SLURM/PBS); the connection is made, or refused naming the address, within
   :data:`CONNECT_TIMEOUT_S` seconds, before any work.
 
-On a cluster every unit computes on one thread: a worker plugin sets the thread variables of
-numba, OpenMP and BLAS to 1 before a unit imports them, and torch's intra-op threads to 1.
-The results do not depend on it (the kernels are thread-count invariant: tested), but two
-processes on two cores run without waiting on each other.
+On a cluster every unit computes on one thread: the worker processes start with the thread
+variables of numba, OpenMP (torch) and BLAS set to 1 (:data:`ONE_THREAD`; on a running
+cluster through its nannies, which restart their workers once).  The results do not depend on
+it (the kernels are thread-count invariant: tested), but two processes on two cores then run
+without waiting on each other.
 
 A unit is tried at most twice (:data:`TRIES`): a unit that raises is retried once (Dask's
 ``retries``); a unit whose worker process dies is rescheduled once (the scheduler's
@@ -28,23 +29,27 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import os
-import sys
 import traceback
 import uuid
 from dataclasses import dataclass
 
 import dask
-from distributed import Client, LocalCluster, WorkerPlugin, as_completed
+from distributed import Client, LocalCluster, as_completed
+from distributed.diagnostics.plugin import Environ
 
 from .. import _checks
 from . import results
 
-__all__ = ["CONNECT_TIMEOUT_S", "TRIES", "Outcome", "Engine", "serial", "open_engine"]
+__all__ = ["CONNECT_TIMEOUT_S", "TRIES", "ONE_THREAD", "Outcome", "Engine", "serial", "open_engine"]
 
 CONNECT_TIMEOUT_S = 10
 TRIES = 2
-_THREAD_VARIABLES = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# set before a worker process starts: numba reads its thread count when imported, and
+# importing cotbook imports numba
+ONE_THREAD = {
+    var: "1"
+    for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+}
 
 
 @dataclass(frozen=True)
@@ -58,36 +63,18 @@ class Outcome:
     source_hash: str | None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _source_hash(producers) -> str:
     return results.source_hash(producers)
 
 
-def _one_thread() -> None:
-    """Pin this worker process to one thread (before a unit imports numba, torch or BLAS)."""
-    for var in _THREAD_VARIABLES:
-        os.environ[var] = "1"
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-
-
 def _task(run_unit, spec, unit, producers) -> Outcome:
-    """A unit as a cluster runs it: on one thread, with the hash of the code that ran it."""
-    _one_thread()
+    """A unit as a cluster runs it, with the hash of the code that ran it."""
     return Outcome(unit, run_unit(spec, unit), None, _source_hash(producers))
 
 
 def _error(exc) -> str:
     return "".join(traceback.format_exception_only(exc)).strip()
-
-
-class _OneThread(WorkerPlugin):
-    """Worker plugin: every worker, also one restarted after a crash, starts on one thread."""
-
-    name = "cotbook-one-thread"
-
-    def setup(self, worker):
-        _one_thread()
 
 
 class Engine:
@@ -164,9 +151,14 @@ def serial() -> Engine:
 
 
 def _local_client(workers):
-    # the scheduler reads allowed-failures when it starts: a unit whose worker dies is
-    # rescheduled once, then reported (KilledWorker)
-    with dask.config.set({"distributed.scheduler.allowed-failures": TRIES - 1}):
+    # read when the scheduler and the nannies start: a unit whose worker dies is rescheduled
+    # once, then reported (KilledWorker); every worker process starts on one thread
+    environ = {**dask.config.get("distributed.nanny.pre-spawn-environ"), **ONE_THREAD}
+    settings = {
+        "distributed.scheduler.allowed-failures": TRIES - 1,
+        "distributed.nanny.pre-spawn-environ": environ,
+    }
+    with dask.config.set(settings):
         cluster = LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -179,12 +171,14 @@ def _local_client(workers):
 
 def _remote_client(address):
     try:
-        return Client(address, timeout=CONNECT_TIMEOUT_S)
+        client = Client(address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as err:
         raise ValueError(
             f"scheduler {address!r} cannot be reached within {CONNECT_TIMEOUT_S} s ({err}); "
             "start one (`dask scheduler`) or give its address, e.g. tcp://host:8786"
         ) from None
+    client.register_plugin(Environ(ONE_THREAD))  # restarts the workers (of nannies) with it
+    return client
 
 
 @contextlib.contextmanager
@@ -205,8 +199,6 @@ def open_engine(workers=None, scheduler=None):
         )
     else:
         engine = serial()
-    if engine._client is not None:
-        engine._client.register_plugin(_OneThread())
     try:
         yield engine
     finally:

@@ -48,8 +48,16 @@ def _run(engine, out, run_unit=grid.run_unit, **kw):
     )
 
 
+def _threads():
+    import numba
+    import torch
+
+    return numba.config.NUMBA_NUM_THREADS, torch.get_num_threads()
+
+
 def test_two_workers_give_the_serial_data_byte_for_byte(cluster, serial_grid, tmp_path):
     path = _run(cluster, tmp_path)
+    assert list(cluster._client.run(_threads).values()) == [(1, 1), (1, 1)]  # one thread each
     record = results.load("attention_grid", directory=tmp_path)
     assert _data(tmp_path) == _data(serial_grid)
     assert record.environment["engine"] == cluster.description
