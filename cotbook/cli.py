@@ -387,7 +387,7 @@ def main(argv=None) -> int:
         description="The Figure 2 grid serially and on a local Dask cluster, each from "
         "scratch: wall-clock times, per-unit costs, byte-identical data (paper: ~35 min).",
     )
-    q.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
+    q.add_argument("--scale", choices=["tiny", "book", "paper"], default="paper", help=_SCALE_HELP)
     q.add_argument(
         "--workers", type=_workers, default=2, help="worker processes (default: %(default)s)"
     )

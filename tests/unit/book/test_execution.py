@@ -15,8 +15,10 @@ import cloudpickle
 import pytest
 
 from cotbook import cli
-from cotbook.attention import grid
+from cotbook.attention import grid, instability, softmax_study
 from cotbook.book import execution, results, runner, scaling
+from cotbook.simulation import finite_size
+from cotbook.theory import numerics
 
 ROOT = Path(__file__).resolve().parents[3]
 TINY = grid.GRID_SCALES["tiny"]
@@ -43,8 +45,15 @@ def serial_grid(tmp_path_factory):
 
 def _run(engine, out, run_unit=grid.run_unit, **kw):
     return runner.run_study(
-        "attention_grid", "tiny", TINY, run_unit, grid.assemble, out=out, progress=False,
-        engine=engine, **kw,
+        "attention_grid",
+        "tiny",
+        TINY,
+        run_unit,
+        grid.assemble,
+        out=out,
+        progress=False,
+        engine=engine,
+        **kw,
     )
 
 
@@ -52,17 +61,44 @@ def _threads():
     import numba
     import torch
 
-    return numba.config.NUMBA_NUM_THREADS, torch.get_num_threads()
+    return numba.config.NUMBA_NUM_THREADS, torch.get_num_threads(), "MALLOC_TRIM_THRESHOLD_" in os.environ
 
 
 def test_two_workers_give_the_serial_data_byte_for_byte(cluster, serial_grid, tmp_path):
     path = _run(cluster, tmp_path)
-    assert list(cluster._client.run(_threads).values()) == [(1, 1), (1, 1)]  # one thread each
+    assert list(cluster._client.run(_threads).values()) == [(1, 1, False)] * 2  # one thread each
     record = results.load("attention_grid", directory=tmp_path)
     assert _data(tmp_path) == _data(serial_grid)
     assert record.environment["engine"] == cluster.description
     assert "2 worker process(es) x 1 thread" in cluster.description
     assert not (tmp_path / "attention_grid.partial").exists() and path.is_file()
+
+
+# every long run but the grid (tested above), at its tiny scale
+STUDIES = {
+    "attention_sensitivity": (grid.SENSITIVITY_SCALES["tiny"], grid),
+    "attention_instability": (instability.SCALES["tiny"], instability),
+    "attention_softmax": (softmax_study.SCALES["tiny"], softmax_study),
+    "theory_vs_simulation": (finite_size.SCALES["tiny"], finite_size),
+    "theory_accuracy": (numerics.SCALES["tiny"], numerics),
+}
+
+
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_every_long_run_gives_the_same_bytes_on_two_workers(name, cluster, tmp_path):
+    spec, module = STUDIES[name]
+    for engine, out in ((execution.serial(), tmp_path / "a"), (cluster, tmp_path / "b")):
+        runner.run_study(
+            name, "tiny", spec, module.run_unit, module.assemble, out=out, progress=False,
+            engine=engine,
+        )  # fmt: skip
+    assert _data(tmp_path / "a", name) == _data(tmp_path / "b", name)
+
+
+def test_one_worker_gives_the_serial_data(serial_grid, tmp_path):
+    with execution.open_engine(workers=1) as engine:
+        _run(engine, tmp_path)
+    assert _data(tmp_path) == _data(serial_grid)
 
 
 def _dies_once(marker):
