@@ -37,7 +37,7 @@ _SIMULATE_TIMES = {"tiny": "1 s", "book": "40 s", "paper": "3 min", "precision":
 _EXPERIMENT_TIMES = {
     "tiny": "5 s",
     "book": "2 min",
-    "paper": "grid 21 min + sensitivity 5 min + instability 47 min (busy) + softmax 10 min",
+    "paper": "grid 22 min + sensitivity 5 min + instability 13 min + softmax 10 min (serial)",
 }
 
 

@@ -12,9 +12,11 @@ outcome as it finishes, in whatever order the units finish:
 
 On a cluster every unit computes on one thread: the worker processes start with the thread
 variables of numba, OpenMP (torch) and BLAS set to 1 (:data:`ONE_THREAD`; on a running
-cluster through its nannies, which restart their workers once).  The results do not depend on
-it (the kernels are thread-count invariant: tested), but two processes on two cores then run
-without waiting on each other.
+cluster through its nannies, which restart their workers once).  The numba kernels give
+the same bits on any number of threads (tested); BLAS and torch reductions over large arrays
+do not, so a serial run, which lets them use every core, can differ from a cluster run in the
+last bits of studies that use them (measured at paper scale for the instability and softmax
+studies; at tiny scale every study agrees byte for byte).
 
 A unit is tried at most twice (:data:`TRIES`): a unit that raises is retried once (Dask's
 ``retries``); a unit whose worker process dies is rescheduled once (the scheduler's

@@ -70,12 +70,15 @@ _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS
 @dataclass(frozen=True)
 class ResultSpec:
     """A saved result: its ``name``, the ``scale`` committed to ``book/results/``, the modules
-    whose code produced its numbers, and the ``command`` that re-creates it."""
+    whose code produced its numbers, the ``command`` that re-creates it, and whether the book
+    must have it committed (``required``; an optional record is a measurement of the machine
+    it ran on, which a chapter shows when present)."""
 
     name: str
     scale: str
     producers: tuple
     command: str
+    required: bool = True
 
 
 _ATTENTION = ("cotbook.attention.layer", "cotbook.attention._kernels", "cotbook.attention.grid")
@@ -137,6 +140,7 @@ RESULTS = {
             "paper",
             (*_ATTENTION, "cotbook.book.execution", "cotbook.book.runner", "cotbook.book.scaling"),
             "python -m cotbook bench scaling",
+            required=False,
         ),
         ResultSpec(
             "theory_accuracy",

@@ -9,8 +9,9 @@ as it arrives, and removes the checkpoint once the record is saved.
 
 The record's data do not depend on how the run was executed: every unit is seeded by its own
 configuration, units are assembled by name (never in the order they finished), and a unit is
-kept as the JSON its checkpoint holds, so serial, distributed and interrupted-and-resumed runs
-give byte-identical data sections.
+kept as the JSON its checkpoint holds, so distributed and interrupted-and-resumed runs give
+byte-identical data sections, and serial runs too wherever a unit's numbers do not depend on
+its thread count (:mod:`.execution`).
 """
 
 from __future__ import annotations

@@ -192,6 +192,8 @@ def test_committed_records_are_valid():
     stale = []
     for name, spec in results.RESULTS.items():
         record = results.load(name)
+        if record is None and not spec.required:
+            continue
         assert record is not None, f"{name}.json is missing: `{spec.command}`"
         assert record.scale == spec.scale
         if record.stale:
