@@ -210,9 +210,9 @@ class CostRow(NamedTuple):
 
 
 def run_costs() -> list[CostRow]:
-    """One row per saved record: the grid and the sensitivity study (wall-clock of all units)
-    and ``python -m cotbook bench attention`` (one configuration, fast and literal, per model).
-    Records not saved are left out."""
+    """One row per saved record: the grid and the sensitivity study (wall-clock of the run that
+    wrote the record, on the engine it names) and ``python -m cotbook bench attention`` (one
+    configuration, fast and literal, per model).  Records not saved are left out."""
     rows = []
     for name, what in (
         ("attention_grid", "Figure 2 grid"),
@@ -220,8 +220,11 @@ def run_costs() -> list[CostRow]:
     ):
         record = results.load(name)
         if record is not None:
-            total = record.timings_s.get("total", sum(record.timings_s.values()))
-            rows.append(CostRow(what, "all groups", f"{total / 60:.1f} min", record.written_by()))
+            wall = record.timings_s.get("this_session", record.timings_s.get("total"))
+            engine = record.environment.get("engine", "serial, in this process")
+            rows.append(
+                CostRow(what, f"all units, {engine}", f"{wall / 60:.1f} min", record.written_by())
+            )
     record = results.load("attention_benchmark")
     if record is not None:
         cfg, d = record.config, record.data

@@ -62,6 +62,7 @@ def test_grid_study_and_run_costs(committed, monkeypatch):
     assert json.dumps(saved.data) == json.dumps(data)
     (cost,) = studies.run_costs()
     assert cost.run == "Figure 2 grid" and cost.time == f"{timings['total'] / 60:.1f} min"
+    assert cost.measured == "all units, serial, in this process"  # no engine recorded: serial
     assert cost.written_by == saved.record.written_by()
     with pytest.raises(ValueError, match="scale must be one of"):
         studies.grid("huge")
