@@ -3,8 +3,8 @@
 :func:`open_engine` gives an :class:`Engine` whose :meth:`~Engine.run` yields every unit's
 outcome as it finishes, in whatever order the units finish:
 
-- no flags: **serial**, in this process, one unit after another, with this process's threads
-  (the numba kernels and torch may use every core);
+- no flags: **serial**, in this process, one unit after another: the numba kernels use every
+  core, BLAS and torch one thread (:func:`one_thread_libraries`);
 - ``workers=N``: a local Dask cluster of ``N`` worker processes, one thread each;
 - ``scheduler=ADDRESS``: a running Dask scheduler (``dask scheduler`` and ``dask worker``, or
   dask-jobqueue on SLURM/PBS); the connection is made, or refused naming the address, within
@@ -13,10 +13,9 @@ outcome as it finishes, in whatever order the units finish:
 On a cluster every unit computes on one thread: the worker processes start with the thread
 variables of numba, OpenMP (torch) and BLAS set to 1 (:data:`ONE_THREAD`; on a running
 cluster through its nannies, which restart their workers once).  The numba kernels give
-the same bits on any number of threads (tested); BLAS and torch reductions over large arrays
-do not, so a serial run, which lets them use every core, can differ from a cluster run in the
-last bits of studies that use them (measured at paper scale for the instability and softmax
-studies; at tiny scale every study agrees byte for byte).
+the same bits on any number of threads (tested), so a serial run lets them use every core;
+BLAS and torch reductions over large arrays do not, so a serial run keeps those on one thread
+too, and serial and cluster runs save the same bytes.
 
 A unit is tried at most twice (:data:`TRIES`): a unit that raises is retried once (Dask's
 ``retries``); a unit whose worker process dies is rescheduled once (the scheduler's
@@ -31,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import sys
 import traceback
 import uuid
 from dataclasses import dataclass
@@ -38,11 +38,12 @@ from dataclasses import dataclass
 import dask
 from distributed import Client, LocalCluster, as_completed
 from distributed.diagnostics.plugin import Environ
+from threadpoolctl import threadpool_limits
 
 from .. import _checks
 from . import results
 
-__all__ = ["CONNECT_TIMEOUT_S", "TRIES", "ONE_THREAD", "Outcome", "Engine", "serial", "open_engine"]
+__all__ = ["CONNECT_TIMEOUT_S", "TRIES", "ONE_THREAD", "one_thread_libraries", "Outcome", "Engine", "serial", "open_engine"]
 
 CONNECT_TIMEOUT_S = 10
 TRIES = 2
@@ -52,6 +53,24 @@ ONE_THREAD = {
     var: "1"
     for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 }
+
+
+@contextlib.contextmanager
+def one_thread_libraries():
+    """BLAS (through threadpoolctl) and torch, if imported, on one thread inside; restored
+    after.  What a cluster worker's :data:`ONE_THREAD` does, for a unit run in this process:
+    their reductions over large arrays round differently on another thread count.  numba
+    keeps its threads (its kernels give the same bits on any count)."""
+    torch = sys.modules.get("torch")  # the attention units import it with their module
+    threads = None if torch is None else torch.get_num_threads()
+    with threadpool_limits(1, user_api="blas"):
+        if torch is not None:
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            if torch is not None:
+                torch.set_num_threads(threads)
 
 
 @dataclass(frozen=True)
@@ -99,7 +118,8 @@ class Engine:
         for unit in units:
             for _ in range(TRIES):
                 try:
-                    result = run_unit(spec, unit)
+                    with one_thread_libraries():
+                        result = run_unit(spec, unit)
                 except Exception as exc:  # noqa: BLE001 - a failed unit is reported, not fatal
                     error = _error(exc)
                     continue

@@ -241,3 +241,25 @@ def test_makespan_schedules_units_on_the_first_free_worker():
         scaling.makespan(costs, 0)
     with pytest.raises(ValueError, match="costs must be"):
         scaling.makespan([], 2)
+
+
+def _library_threads():
+    import numba
+    import threadpoolctl
+    import torch
+
+    blas = {d["num_threads"] for d in threadpoolctl.threadpool_info() if d["user_api"] == "blas"}
+    return blas, torch.get_num_threads(), numba.get_num_threads()
+
+
+def test_a_serial_unit_runs_blas_and_torch_on_one_thread_as_a_worker_does():
+    import torch
+
+    before = _library_threads()
+    torch.set_num_threads(2)
+    seen = list(execution.serial().run(lambda spec, unit: _library_threads(), None, ["u"], ()))
+    assert seen[0].error is None
+    assert seen[0].result == ({1}, 1, before[2])  # numba keeps its threads
+    assert torch.get_num_threads() == 2
+    torch.set_num_threads(before[1])
+    assert _library_threads() == before
