@@ -195,7 +195,7 @@ def _local_client(workers):
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: no clash with another cluster
             silence_logs=logging.ERROR,
         )
     return Client(cluster)

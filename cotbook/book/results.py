@@ -54,6 +54,7 @@ __all__ = [
     "target_directory",
     "check_writable",
     "save",
+    "write_atomic",
     "validate",
     "load",
     "Checkpoint",
@@ -332,7 +333,9 @@ def target_directory(name, scale, directory=None, *, force=False) -> Path:
     return directory
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a reader sees the old file or the whole new one:
+    a temporary file in the same folder, synced, then renamed over it."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -395,7 +398,7 @@ def save(
         "data": data,
     }
     path = _path(name, directory)
-    _write_atomic(path, json.dumps(record, indent=1, allow_nan=False) + "\n")
+    write_atomic(path, json.dumps(record, indent=1, allow_nan=False) + "\n")
     return path
 
 
@@ -486,7 +489,7 @@ class Checkpoint:
                         "(remove that folder to start over)"
                     )
         else:
-            _write_atomic(meta_path, json.dumps(self.meta, indent=1) + "\n")
+            write_atomic(meta_path, json.dumps(self.meta, indent=1) + "\n")
 
     def done(self) -> dict:
         """``{unit: result}`` of the units finished so far."""
@@ -501,7 +504,7 @@ class Checkpoint:
 
     def add(self, unit, result) -> None:
         entry = {"unit": unit, "result": result}
-        _write_atomic(self.folder / f"unit-{_slug(unit)}.json", json.dumps(entry, allow_nan=False))
+        write_atomic(self.folder / f"unit-{_slug(unit)}.json", json.dumps(entry, allow_nan=False))
 
     def remove(self) -> None:
         shutil.rmtree(self.folder)

@@ -1,9 +1,9 @@
 """How the Figure 2 grid scales over Dask workers: measured on this machine, predicted for more.
 
-:func:`measure` runs the grid twice from scratch -- serially in this process, then on a local
-cluster of ``workers`` processes (:mod:`.execution`) -- and returns both wall-clock times, the
-cost of every unit in each run and whether the two data sections are byte-identical
-(``python -m cotbook bench scaling`` saves it as the record ``engine_scaling``).
+:func:`measure` runs the grid from scratch serially in this process, on one worker process
+and on a local cluster of ``workers`` processes (:mod:`.execution`) and returns each run's
+wall-clock time, the cost of every unit in it and whether their data sections are
+byte-identical (``python -m cotbook bench scaling`` saves it as the record ``engine_scaling``).
 
 :func:`makespan` predicts the wall-clock of a run on ``W`` workers from per-unit costs: each
 unit, in the order the run submits them, goes to the first worker that is free (what the Dask
@@ -23,7 +23,7 @@ from .._checks import positive_int
 from ..attention import grid
 from . import execution, results, runner
 
-__all__ = ["makespan", "makespan_bound", "measure"]
+__all__ = ["engines", "makespan", "makespan_bound", "measure"]
 
 
 def _costs(costs) -> list:
@@ -54,44 +54,74 @@ def makespan_bound(costs, workers) -> float:
     return max(max(costs), sum(costs) / workers)
 
 
-def measure(scale="paper", workers=2, directory=None, *, progress=True) -> dict:
-    """Run the Figure 2 grid at ``scale`` serially and on ``workers`` local worker processes,
-    each from scratch, its records written under ``directory``.
+def engines(workers) -> dict:
+    """The runs :func:`measure` makes: ``{label: open_engine arguments}`` -- serial, one
+    worker process and, for ``workers > 1``, ``workers`` of them."""
+    runs = {"serial": {}, "workers=1": {"workers": 1}}
+    if positive_int("workers", workers) > 1:
+        runs[f"workers={workers}"] = {"workers": workers}
+    return runs
 
-    Returns ``{"serial": run, "workers": run, "identical": bool, "speedup": serial / workers
-    wall-clock}`` with ``run = {"engine", "wall_s", "unit_seconds": {unit: s},
-    "data_sha256"}``; ``wall_s`` includes starting and closing the cluster."""
+
+def _run(scale, engine_args, folder, progress) -> dict:
+    spec = grid.GRID_SCALES[scale]
+    (folder / "attention_grid.json").unlink(missing_ok=True)
+    start = time.perf_counter()
+    with execution.open_engine(**engine_args) as engine:
+        runner.run_study(
+            "attention_grid",
+            scale,
+            spec,
+            grid.run_unit,
+            grid.assemble,
+            out=folder,
+            progress=progress,
+            engine=engine,
+        )
+    wall = time.perf_counter() - start
+    record = results.load("attention_grid", folder)
+    return {
+        "engine": engine.description,
+        "wall_s": wall,
+        "unit_seconds": {u: record.timings_s[u] for u in spec.units()},
+        "data_sha256": hashlib.sha256(json.dumps(record.data).encode()).hexdigest(),
+    }
+
+
+def measure(scale="paper", workers=2, directory=None, *, resume=False, progress=True) -> dict:
+    """Run the Figure 2 grid at ``scale`` from scratch on each of :func:`engines`
+    (``workers``), one after another, their records written under ``directory``.
+
+    Returns ``{"runs": {label: run}, "identical": bool, "speedup": {label: x}}`` with ``run =
+    {"engine", "wall_s", "unit_seconds": {unit: s}, "data_sha256"}`` (``wall_s`` includes
+    starting and closing the cluster), ``identical`` whether every run saved the same data
+    bytes, and ``speedup`` the wall-clock of the serial and of the one-worker run over that of
+    the largest cluster.  Each finished run is kept in ``<directory>/<label>.json`` with the
+    source hash of the code that ran it; ``resume=True`` takes a kept run of the same scale
+    and code instead of running it again."""
     if scale not in grid.GRID_SCALES:
         raise ValueError(f"scale must be one of {sorted(grid.GRID_SCALES)}, got {scale!r}")
-    workers = positive_int("workers", workers)
-    spec = grid.GRID_SCALES[scale]
     directory = Path(results.SCRATCH_DIR / "engine_scaling" if directory is None else directory)
+    code = results.source_hash(results.RESULTS["engine_scaling"].producers)
     runs = {}
-    for label, engine_args in (("serial", {}), ("workers", {"workers": workers})):
-        folder = directory / label
-        (folder / "attention_grid.json").unlink(missing_ok=True)
-        start = time.perf_counter()
-        with execution.open_engine(**engine_args) as engine:
-            runner.run_study(
-                "attention_grid",
-                scale,
-                spec,
-                grid.run_unit,
-                grid.assemble,
-                out=folder,
-                progress=progress,
-                engine=engine,
-            )
-        wall = time.perf_counter() - start
-        record = results.load("attention_grid", folder)
-        runs[label] = {
-            "engine": engine.description,
-            "wall_s": wall,
-            "unit_seconds": {u: record.timings_s[u] for u in spec.units()},
-            "data_sha256": hashlib.sha256(json.dumps(record.data).encode()).hexdigest(),
-        }
+    for label, engine_args in engines(workers).items():
+        kept = directory / f"{label}.json"
+        if resume and kept.is_file():
+            saved = json.loads(kept.read_text())
+            if saved.get("scale") == scale and saved.get("source_hash") == code:
+                runs[label] = saved["run"]
+                continue
+        runs[label] = _run(scale, engine_args, directory / label, progress)
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        saved = {"scale": scale, "source_hash": code, "run": runs[label]}
+        results.write_atomic(kept, json.dumps(saved, indent=1))
+    largest = list(runs)[-1]
     return {
-        **runs,
-        "identical": runs["serial"]["data_sha256"] == runs["workers"]["data_sha256"],
-        "speedup": runs["serial"]["wall_s"] / runs["workers"]["wall_s"],
+        "runs": runs,
+        "identical": len({run["data_sha256"] for run in runs.values()}) == 1,
+        "speedup": {
+            f"{label} / {largest}": runs[label]["wall_s"] / runs[largest]["wall_s"]
+            for label in runs
+            if label != largest
+        },
     }

@@ -255,28 +255,30 @@ class ScalingRow(NamedTuple):
 def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
     """``(rows, caption)`` from the saved ``engine_scaling`` record (``None`` without one):
     the serial run as measured, then for each count of ``workers`` the prediction from the
-    per-unit costs of the cluster run (one thread per unit, in submission order), with the
-    measured time for the count that ran."""
+    per-unit costs of the one-worker run (one thread, nothing else running; units in
+    submission order), with the measured time for the counts that ran."""
     record = results.load("engine_scaling")
     if record is None:
         return None
-    d, ran = record.data, record.config["workers"]
-    costs = list(d["workers"]["unit_seconds"].values())
-    rows = [ScalingRow(f"serial ({d['serial']['engine']})", d["serial"]["wall_s"] / 60, None, None)]
+    runs = record.data["runs"]
+    costs = list(runs["workers=1"]["unit_seconds"].values())
+    rows = [ScalingRow(f"serial ({runs['serial']['engine']})", runs["serial"]["wall_s"] / 60, None, None)]
     for w in workers:
+        measured = runs.get(f"workers={w}")
         rows.append(
             ScalingRow(
                 f"{w} worker process{'es' if w > 1 else ''}",
-                d["workers"]["wall_s"] / 60 if w == ran else None,
+                None if measured is None else measured["wall_s"] / 60,
                 engine_scaling.makespan(costs, w) / 60,
                 engine_scaling.makespan_bound(costs, w) / 60,
             )
         )
     origin = f"read from book/results/{record.path.name}"
-    longest = max(d["workers"]["unit_seconds"].items(), key=lambda item: item[1])
+    longest = max(runs["workers=1"]["unit_seconds"].items(), key=lambda item: item[1])
+    speedups = ", ".join(f"{ratio}: {x:.2f}x" for ratio, x in record.data["speedup"].items())
     describe = (
-        f"{len(costs)} units, serial vs {ran} workers: {d['speedup']:.2f}x, data "
-        f"{'byte-identical' if d['identical'] else 'DIFFERENT'}; longest unit "
-        f"{longest[0]}, {longest[1]:.0f} s on one thread"
+        f"{len(costs)} units; wall-clock {speedups}; data "
+        f"{'byte-identical in every run' if record.data['identical'] else 'DIFFERENT'}; "
+        f"longest unit {longest[0]}, {longest[1]:.0f} s on one thread"
     )
     return rows, _caption(record.scale, origin, describe, record)

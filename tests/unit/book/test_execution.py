@@ -95,12 +95,6 @@ def test_every_long_run_gives_the_same_bytes_on_two_workers(name, cluster, tmp_p
     assert _data(tmp_path / "a", name) == _data(tmp_path / "b", name)
 
 
-def test_one_worker_gives_the_serial_data(serial_grid, tmp_path):
-    with execution.open_engine(workers=1) as engine:
-        _run(engine, tmp_path)
-    assert _data(tmp_path) == _data(serial_grid)
-
-
 def _dies_once(marker):
     """A unit function whose worker process dies (SIGKILL) the first time it runs the unit
     ``linear/L=20/trial=1``; every try is counted in ``marker``."""
@@ -263,3 +257,33 @@ def test_a_serial_unit_runs_blas_and_torch_on_one_thread_as_a_worker_does():
     assert torch.get_num_threads() == 2
     torch.set_num_threads(before[1])
     assert _library_threads() == before
+
+
+def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path, monkeypatch):
+    from cotbook.book import studies
+
+    out = tmp_path / "out"
+    args = ["bench", "scaling", "--scale", "tiny", "--workers", "2", "--out", str(out)]
+    assert cli.main(args) == 0
+    record = results.load("engine_scaling", directory=out)
+    runs = record.data["runs"]
+    assert list(runs) == ["serial", "workers=1", "workers=2"] and record.data["identical"]
+    assert "1 worker process(es)" in runs["workers=1"]["engine"]
+    assert set(runs["workers=2"]["unit_seconds"]) == set(TINY.units())
+    first = {label: run["wall_s"] for label, run in runs.items()}
+    assert record.data["speedup"]["serial / workers=2"] == pytest.approx(
+        first["serial"] / first["workers=2"]
+    )
+    # --resume keeps the runs already measured by this code (none runs again)
+    assert cli.main([*args, "--resume"]) == 0
+    again = results.load("engine_scaling", directory=out).data["runs"]
+    assert {label: run["wall_s"] for label, run in again.items()} == first
+    # the chapter's table: measured where run, predicted from the one-worker unit costs
+    monkeypatch.setattr(results.load, "__defaults__", (out,))
+    rows, caption = studies.scaling()
+    costs = list(runs["workers=1"]["unit_seconds"].values())
+    assert [r.engine for r in rows][1:] == ["1 worker process", "2 worker processes", "64 worker processes", "512 worker processes"]
+    assert rows[2].measured_min == pytest.approx(first["workers=2"] / 60)
+    assert rows[3].measured_min is None
+    assert rows[3].predicted_min == pytest.approx(max(costs) / 60)
+    assert "byte-identical in every run" in caption
