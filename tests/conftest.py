@@ -7,7 +7,17 @@ The book-level tests (the `book` marker) and their fixtures live in tests/book/c
 `pytest -m "not book"` runs the unit tests only.
 """
 
-import matplotlib
+import os
+
+# The README's test command runs two pytest-xdist workers on two cores. Each worker, and every
+# chapter kernel it starts, keeps numba, OpenMP and BLAS on one thread (read when numba is first
+# imported, so set here, before): two processes each spinning two OpenMP threads on two cores
+# made single tests up to ten times slower.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.font_manager  # noqa: E402,F401  (builds the font cache)

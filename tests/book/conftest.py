@@ -5,14 +5,17 @@ That includes the nbval items, one per cell of each executed copy in tests/book/
 `pytest -m "not book"` is the fast inner loop (unit tests only) and `pytest -m book` runs the
 book checks only.
 
-The book is built once per session (`built_book`) from the committed executed copies, with
-execution off (see book_build.stage_executed_book): a full test run executes every chapter once,
-in nbval, not a second time in the build.
+The book is built once per test run (`built_book`, shared by the pytest-xdist workers) from the
+committed executed copies, with execution off (see book_build.stage_executed_book): a full test
+run executes every chapter once, in nbval, not a second time in the build.
 """
 
+import json
+import os
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from book_build import ROOT, BookBuild, build_book, stage_executed_book
 
 HERE = Path(__file__).resolve().parent
@@ -25,9 +28,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.book)
 
 
-@pytest.fixture(scope="session")
-def built_book(tmp_path_factory) -> BookBuild:
-    """The real book built with -W -n --keep-going from the chapters' executed copies."""
+def _build_real_book(tmp_path_factory) -> BookBuild:
     from cotbook.book import chapters
 
     executed = {}
@@ -40,3 +41,21 @@ def built_book(tmp_path_factory) -> BookBuild:
         executed[chapter] = copy
     staged = stage_executed_book(ROOT, tmp_path_factory.mktemp("staged_book"), executed)
     return build_book(staged, tmp_path_factory.mktemp("book"))
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory) -> BookBuild:
+    """The real book built with -W -n --keep-going from the chapters' executed copies, once
+    per test run: the pytest-xdist workers share it (the first to ask builds it under a lock
+    in the run's common temporary folder, the others read its outcome)."""
+    shared = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        shared = shared.parent  # pytest-of-<user>/pytest-<n>/, common to the workers
+    outcome = shared / "built_book.json"
+    with FileLock(shared / "built_book.lock"):
+        if not outcome.is_file():
+            build = _build_real_book(tmp_path_factory)
+            saved = {"returncode": build.returncode, "log": build.log, "html": str(build.html)}
+            outcome.write_text(json.dumps(saved))
+    saved = json.loads(outcome.read_text())
+    return BookBuild(saved["returncode"], saved["log"], Path(saved["html"]))
