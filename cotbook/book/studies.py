@@ -262,7 +262,7 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
         return None
     runs = record.data["runs"]
     costs = list(runs["workers=1"]["unit_seconds"].values())
-    rows = [ScalingRow(f"serial ({runs['serial']['engine']})", runs["serial"]["wall_s"] / 60, None, None)]
+    rows = [ScalingRow(runs["serial"]["engine"], runs["serial"]["wall_s"] / 60, None, None)]
     for w in workers:
         measured = runs.get(f"workers={w}")
         rows.append(
