@@ -14,8 +14,10 @@ import os
 # imported, so set here, before): two processes each spinning two OpenMP threads on two cores
 # made single tests up to ten times slower.
 if "PYTEST_XDIST_WORKER" in os.environ:
-    for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
+    from cotbook.book.execution import ONE_THREAD  # what a cluster worker gets; imports no numba
+
+    for var, value in ONE_THREAD.items():
+        os.environ.setdefault(var, value)
 
 import matplotlib  # noqa: E402
 
