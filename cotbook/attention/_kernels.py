@@ -13,6 +13,8 @@ the same layer in torch (tested); it is used on a GPU and for evaluation.
 
 from __future__ import annotations
 
+import contextlib
+
 import numba
 import numpy as np
 import torch
@@ -27,8 +29,19 @@ PARALLEL_ROWS = 256
 __all__ = ["train_fit", "cot_errors"]
 
 
+@contextlib.contextmanager
 def _threads(rows):
+    """numba's threads for a call over ``rows`` queries inside: every core from
+    :data:`PARALLEL_ROWS` up, else one.  numba's OpenMP layer sets the process's OpenMP thread
+    count with its own and torch reads that count, so torch's count is put back after: a
+    caller that keeps torch on one thread (a serial unit,
+    :func:`cotbook.book.execution.one_thread_libraries`) rounds as a one-thread worker does."""
+    torch_threads = torch.get_num_threads()
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS if rows >= PARALLEL_ROWS else 1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(torch_threads)
 
 
 @njit(fastmath=True, cache=True)
@@ -132,12 +145,12 @@ class _TrainFit(torch.autograd.Function):
         G, B, n = u.shape
         flat = [t.detach().reshape(-1, t.shape[-1]).contiguous().numpy() for t in (u, est, w)]
         r, c, gu = np.empty_like(flat[1]), np.empty_like(flat[0]), np.empty_like(flat[0])
-        _threads(G * B)
         Vn = V.detach().contiguous().numpy()
         f = flat[0].dtype.type
-        _train_fit(
-            pool, idx, softmax, flat[0], Vn, flat[1], flat[2], B, f(scale), f(1 / L), r, c, gu
-        )
+        with _threads(G * B):
+            _train_fit(
+                pool, idx, softmax, flat[0], Vn, flat[1], flat[2], B, f(scale), f(1 / L), r, c, gu
+            )
         r, c, gu = (torch.from_numpy(x).view(G, B, -1) for x in (r, c, gu))
         ctx.save_for_backward(r, c, gu)
         return (r**2).sum(-1).mean(-1)
@@ -248,6 +261,6 @@ def cot_errors(pool, model, history, K, V, est0, w, scale, L, t_max):
     """
     n = w.shape[0]
     err = np.empty((K.shape[0], n, t_max + 1))
-    _threads(n)
-    _cot_errors(pool, model == "softmax", history, K, V, est0, w, scale, 1.0 / L, err)
+    with _threads(n):
+        _cot_errors(pool, model == "softmax", history, K, V, est0, w, scale, 1.0 / L, err)
     return err

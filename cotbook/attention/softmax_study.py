@@ -295,9 +295,8 @@ SCALES = {
 # --------------------------------------------------------------------------------------------
 @contextlib.contextmanager
 def _one_torch_thread():
-    """Torch ops on one intra-op thread, restored after.  The numba kernels of :mod:`.layer`
-    reset the OpenMP thread count, and on the busy 2-core machine torch's two threads then
-    wait on each other: an unrolled training step measured 10-30 times slower."""
+    """Torch ops on one intra-op thread, restored after: on the busy 2-core machine torch's two
+    threads wait on each other, and an unrolled training step measured 10-30 times slower."""
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

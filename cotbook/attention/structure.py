@@ -33,11 +33,9 @@ APPENDIX_A = dict(model="linear", lam=1e-3, sigma2=0.01)
 def trained_matrices(config):
     """Train one configuration; return ``(W, V)`` as float64 numpy arrays, ``W = W_K^T W_Q``
     (or the merged ``W``) and ``V = W_V``."""
-    # One torch thread: after layer's numba kernels reset the OpenMP thread count, torch's two
-    # threads wait on each other on a busy 2-core machine (the Appendix A chapter took 242 s
-    # instead of 12 s in a build with both cores busy). The results are bit-identical.
-    # (The helper lives in softmax_study; moving it into layer would mark the saved attention
-    # records as written by older code.)
+    # One torch thread: torch's two threads wait on each other on a busy 2-core machine (the
+    # Appendix A chapter took 242 s instead of 12 s in a build with both cores busy). The
+    # results are bit-identical.
     with softmax_study._one_torch_thread():
         params, _ = layer.train([config])
     p = {k: v[0].double().numpy() for k, v in params.items()}

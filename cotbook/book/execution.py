@@ -15,10 +15,8 @@ variables of numba, OpenMP (torch) and BLAS set to 1 (:data:`ONE_THREAD`; on a r
 cluster through its nannies, which restart their workers once).  The numba kernels give
 the same bits on any number of threads (tested), so a serial run lets them use every core;
 BLAS and torch reductions over large arrays do not, so a serial run keeps those on one thread
-too.  One leak is left: numba's OpenMP layer sets the OpenMP thread count when a kernel sets
-its threads, and torch reads that count, so in a serial run a torch reduction that follows a
-parallel kernel can run on two threads (at paper scale one number of the softmax study differed
-in its last bit; the grid, sensitivity, instability and accuracy runs saved the same bytes).
+too (numba's OpenMP layer sets the OpenMP thread count that torch reads, so each kernel puts
+torch's count back after it runs, in ``cotbook.attention._kernels``).
 
 A unit is tried at most twice (:data:`TRIES`): a unit that raises is retried once (Dask's
 ``retries``); a unit whose worker process dies is rescheduled once (the scheduler's
@@ -63,8 +61,7 @@ def one_thread_libraries():
     """BLAS (through threadpoolctl) and torch, if imported, on one thread inside; restored
     after.  What a cluster worker's :data:`ONE_THREAD` does, for a unit run in this process:
     their reductions over large arrays round differently on another thread count.  numba
-    keeps its threads (its kernels give the same bits on any count); a parallel kernel sets the
-    OpenMP count back to numba's, which torch then reads (module docstring)."""
+    keeps its threads (its kernels give the same bits on any count)."""
     torch = sys.modules.get("torch")  # the attention units import it with their module
     threads = None if torch is None else torch.get_num_threads()
     with threadpool_limits(1, user_api="blas"):

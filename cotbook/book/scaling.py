@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -65,7 +66,10 @@ def engines(workers) -> dict:
 
 def _run(scale, engine_args, folder, progress) -> dict:
     spec = grid.GRID_SCALES[scale]
+    # from scratch: a finished record, or the checkpoint of a run interrupted here, would time
+    # a part of the grid
     (folder / "attention_grid.json").unlink(missing_ok=True)
+    shutil.rmtree(folder / "attention_grid.partial", ignore_errors=True)
     start = time.perf_counter()
     with execution.open_engine(**engine_args) as engine:
         runner.run_study(

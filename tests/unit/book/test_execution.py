@@ -287,3 +287,13 @@ def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path,
     assert rows[3].measured_min is None
     assert rows[3].predicted_min == pytest.approx(max(costs) / 60)
     assert "byte-identical in every run" in caption
+    # a run interrupted mid-grid left its checkpoint: --resume runs it again from scratch
+    (kept,) = out.rglob("workers=2.json")
+    kept.unlink()
+    partial = kept.parent / "workers=2" / "attention_grid.partial"
+    partial.mkdir(parents=True)
+    (partial / "meta.json").write_text('{"name": "attention_grid"}')
+    assert cli.main([*args, "--resume"]) == 0
+    again = results.load("engine_scaling", directory=out).data["runs"]
+    assert again["serial"]["wall_s"] == first["serial"]
+    assert again["workers=2"]["wall_s"] != first["workers=2"] and not partial.exists()
