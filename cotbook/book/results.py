@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -335,9 +336,12 @@ def target_directory(name, scale, directory=None, *, force=False) -> Path:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so that a reader sees the old file or the whole new one:
-    a temporary file in the same folder, synced, then renamed over it."""
+    a temporary file in the same folder, synced, then renamed over it.  The file gets the
+    mode ``open`` gives a new one (``0o666`` less the umask), not a private temporary file's
+    ``0o600``, which other users of a shared file system could not read."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)

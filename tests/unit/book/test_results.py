@@ -166,6 +166,15 @@ def test_failure_between_write_and_replace_keeps_the_old_file(tmp_path, monkeypa
     assert not list(tmp_path.glob(".*.tmp"))
 
 
+def test_a_written_file_is_readable_as_open_would_make_it(tmp_path):
+    umask = os.umask(0o027)
+    try:
+        results.write_atomic(tmp_path / "r.json", "{}")
+    finally:
+        os.umask(umask)
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o640
+
+
 def test_checkpoint_resumes_only_the_same_run(tmp_path):
     ck = results.Checkpoint(NAME, tmp_path, scale="tiny", config={"a": 1}, resume=False)
     ck.add("p/D=20", {"mean": [1.0]})
