@@ -1,6 +1,7 @@
 """The numba kernels give the same bits whether compiled in the running process or loaded from
 numba's cache: a kernel whose loop fused exp with its sum was vectorized only when compiled
 fresh, so the first run after a change did not reproduce the next (the last bit of CoT errors).
+And a kernel leaves torch on the thread count it found.
 """
 
 import subprocess
@@ -51,9 +52,11 @@ seen = [torch.get_num_threads()]  # torch's threads start here, as in a unit tha
 rng = np.random.default_rng(4)
 G, B, R, D = 1, _kernels.PARALLEL_ROWS, 10, 5  # enough queries for numba's two threads
 pool = rng.standard_normal((B, R, D + 1)).astype(np.float32)
-u = torch.randn(G, B, D + 1, requires_grad=True)
-V = torch.randn(G, D, D + 1, requires_grad=True)
-est, w = torch.randn(G, B, D), torch.randn(G, B, D)
+u, V, est, w = (
+    torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+    for shape in ((G, B, D + 1), (G, D, D + 1), (G, B, D), (G, B, D))
+)
+u.requires_grad_(), V.requires_grad_()
 loss = _kernels.train_fit(pool, np.arange(B), "softmax", u, V, est, w, 0.7, R)
 seen.append(torch.get_num_threads())
 loss.sum().backward()
