@@ -31,10 +31,10 @@ OPTIMAL_T_MAX = 1024
 ``tau_c`` the optimal depth lies deeper and is reported as not found)."""
 
 REGIME_NOTES = {
-    "overthinking": "(I) tau < tau_c: E_t grows without bound at long depth",
-    "critical": "(II) E_t approaches E_inf as a power of t",
-    "saturation": "(III) alpha < 1, tau > tau_c: E_t converges to E_inf > 0",
-    "exponential": "(IV) alpha > 1, tau > tau_c: E_t decays exponentially to 0",
+    "overthinking": "(I) tau < tau_stable: E_t grows without bound at long depth",
+    "critical": "(II) E_t approaches its limit as a power of t",
+    "saturation": "(III) alpha < 1, tau > tau_stable: E_t converges to E_inf > 0",
+    "exponential": "(IV) alpha > 1, tau > tau_stable: E_t decays exponentially to 0",
 }
 """The paper's Figure 1A name of each regime of :func:`cotbook.theory.phases.regime`."""
 
@@ -45,8 +45,8 @@ class Summary:
 
     The Result 2-3 fields are ``None`` where they are not defined: all of them when
     ``lam > 0`` (the paper states them for ``lam = 0``), ``error_floor`` in the overthinking
-    regime (E_t has no finite limit), ``optimal_depth`` outside it or when its minimum lies
-    deeper than :data:`OPTIMAL_T_MAX`.
+    regime (E_t has no finite limit) and where Result 2's floor does not apply,
+    ``optimal_depth`` outside it or when its minimum lies deeper than :data:`OPTIMAL_T_MAX`.
     """
 
     alpha: float
@@ -56,6 +56,9 @@ class Summary:
     E: dict
     """``{t: E_t}`` (Result 1), depths ascending, values Python floats."""
     tau_c: float | None
+    tau_stable: float | None
+    """Where E_t stops growing without bound (:func:`cotbook.theory.phases.tau_stable`):
+    ``tau_c``, or ``tau_+ > tau_c`` above the noise threshold."""
     regime: str | None
     decay_rate: float | None
     """Result 2's ``Lambda`` (:func:`cotbook.theory.phases.decay_rate`)."""
@@ -81,6 +84,7 @@ class Summary:
             "t": list(self.E),
             "E_t": [_json_number(e) for e in self.E.values()],
             "tau_c": _json_number(self.tau_c),
+            "tau_stable": _json_number(self.tau_stable),
             "regime": self.regime,
             "decay_rate": self.decay_rate,
             "error_floor": self.error_floor,
@@ -103,15 +107,20 @@ class Summary:
         if self.regime is None:
             lines.append("Results 2 and 3 (tau_c, regime, Lambda, E_inf, t*) are for lam = 0 only.")
             return "\n".join(lines)
-        rows = [
-            ("tau_c", f"{self.tau_c:.8g}", "Result 2's critical task diversity"),
+        rows = [("tau_c", f"{self.tau_c:.8g}", "Result 2's critical task diversity")]
+        if self.tau_stable != self.tau_c:
+            rows.append(
+                (
+                    "tau_+",
+                    f"{self.tau_stable:.8g}",
+                    "the boundary here, not tau_c: below it the positive saddle's rate "
+                    "exceeds 1 (sigma2 above phases.noise_threshold(alpha))",
+                )
+            )
+        rows += [
             ("regime", self.regime, REGIME_NOTES[self.regime]),
-            (
-                "Lambda",
-                f"{self.decay_rate:.8g}",
-                "Result 2's rate: E_t - E_inf ~ K t^-1/2 Lambda^t",
-            ),
-            _floor_row(self.error_floor),
+            _rate_row(self.decay_rate, self.leading_law),
+            _floor_row(self.error_floor, self.regime),
             _law_row(self.leading_law),
             _optimal_row(self.optimal_depth, self.regime),
         ]
@@ -126,10 +135,19 @@ def _json_number(x):
     return x if x is None or math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
 
-def _floor_row(floor):
-    if floor is None:
+def _rate_row(rate, law):
+    note = "Result 2's rate: E_t - E_inf ~ K t^-1/2 Lambda^t"
+    if law is not None and "negative saddle" not in law[2]:
+        note += " (not the rate that leads here: see below)"
+    return ("Lambda", f"{rate:.8g}", note)
+
+
+def _floor_row(floor, regime):
+    if floor is not None:
+        return ("E_inf", f"{floor:.8g}", "Result 2's floor, the limit of E_t")
+    if regime == "overthinking":
         return ("E_inf", "none", "E_t has no finite limit")
-    return ("E_inf", f"{floor:.8g}", "Result 2's floor, the limit of E_t")
+    return ("E_inf", "-", "Result 2's floor does not apply at tau = tau_+")
 
 
 def _law_row(law):
@@ -174,13 +192,19 @@ def _errors(alpha, tau, sigma2, depths, lam):
 
 
 def _phase_fields(alpha, tau, sigma2):
-    """Results 2-3 at a ridgeless point: tau_c, regime, Lambda, E_inf, leading law, t*."""
+    """Results 2-3 at a ridgeless point: tau_c, tau_stable, regime, Lambda, E_inf, leading law,
+    t*."""
     regime = phases.regime(alpha, tau, sigma2)
-    floor = None if regime == "overthinking" else phases.error_floor(alpha, tau, sigma2)
+    floor = None
+    if regime != "overthinking":
+        try:
+            floor = phases.error_floor(alpha, tau, sigma2)
+        except ValueError:  # critical at tau = tau_+ > tau_c: the floor formula does not apply
+            floor = None
     try:
         law = phases.asymptotic_law(alpha, tau, sigma2)
         law = (float(law.rate), float(law.power), law.source)
-    except ArithmeticError:
+    except (ArithmeticError, ValueError):  # no contour near alpha = 1, tau = 1
         law = None
     best = None
     if regime == "overthinking":
@@ -190,7 +214,8 @@ def _phase_fields(alpha, tau, sigma2):
         except ValueError:  # the minimum lies deeper than OPTIMAL_T_MAX (or too close to tau_c)
             best = None
     rate = float(phases.decay_rate(alpha, tau, sigma2))
-    return phases.tau_c(alpha, sigma2), regime, rate, floor, law, best
+    tc = phases.tau_c(alpha, sigma2)
+    return tc, phases.tau_stable(alpha, sigma2), regime, rate, floor, law, best
 
 
 def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
@@ -246,6 +271,6 @@ def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
         raise ValueError(f"{err} (lam = 0 needs tau > 1; with lam > 0, tau > 0 will do)") from None
     depths = _depths(t, lam)
     values = _errors(alpha, tau, sigma2, depths, lam)
-    fields = _phase_fields(alpha, tau, sigma2) if lam == 0 else (None,) * 6
+    fields = _phase_fields(alpha, tau, sigma2) if lam == 0 else (None,) * 7
     E = {t: float(e) for t, e in zip(depths, values, strict=True)}
     return Summary(alpha, tau, sigma2, lam, E, *fields)

@@ -18,6 +18,16 @@ x_b = (alpha+1+sigma2)/(2 sqrt(alpha)+sigma2).  As tau -> infinity, Lambda_- ->
 large tau the observed ratio E_{t+1}/E_t therefore tends to Lambda_+ (the positive-side rate), not
 to the paper's Lambda; near and below tau_c the negative branch dominates and the paper's Lambda
 is the observed rate.
+
+Where E_t stays bounded (found while reproducing; ``tau_plus``, ``tau_stable``).  The positive
+saddle's rate is above 1 exactly when ``a_+ < min(1, alpha)`` (psi(a) = 1 at a = 1 and a = alpha),
+that is for ``tau < tau_+``, with ``tau_+ = 2 + sigma2`` (alpha <= 1) or ``1 + (1 + sigma2)/alpha``
+(alpha >= 1).  Every other candidate rate of the law (:mod:`.asymptotics`) is at most 1.  So E_t
+grows without bound exactly for ``tau < tau_stable = max(tau_c, tau_+)``.  Below the noise level
+``noise_threshold(alpha)`` (0.25 at alpha = 1; about alpha for small alpha, 1 for large)
+``tau_+ < tau_c`` and Result 2's boundary is the right one; above it the band
+``tau_c < tau < tau_+`` overthinks although the paper's Lambda is below 1, and Result 2's floor
+formula is negative or infinite there.  :func:`regime` decides by ``tau_stable``.
 """
 
 from __future__ import annotations
@@ -33,6 +43,9 @@ from .asymptotics import AsymptoticLaw, asymptotic_law
 
 __all__ = [
     "tau_c",
+    "tau_plus",
+    "tau_stable",
+    "noise_threshold",
     "error_floor",
     "decay_rate",
     "rates",
@@ -93,17 +106,91 @@ def tau_c(alpha, sigma2):
     return 1.0 + (1.0 + s) * first * (2.0 * alpha + 2.0 + 2.0 * s - sd) / (2.0 * alpha * sd)
 
 
+def tau_plus(alpha, sigma2):
+    """``tau_+``: below it the positive saddle's rate ``Lambda_+`` exceeds 1 (module docstring).
+
+    ``tau_+ = 2 + sigma2`` for ``alpha <= 1`` and ``1 + (1 + sigma2)/alpha`` for ``alpha >= 1``
+    (the two agree at ``alpha = 1``): the ``tau`` at which the positive symmetric singular
+    point ``a_+`` reaches ``min(1, alpha)``, where ``psi(a_+) = 1``.
+
+    Examples
+    --------
+    >>> tau_plus(0.5, 1.0), tau_plus(2.0, 1.0)
+    (3.0, 2.0)
+    """
+    alpha, s = _ps(alpha, sigma2)
+    return 2.0 + s if alpha <= 1.0 else 1.0 + (1.0 + s) / alpha
+
+
+def tau_stable(alpha, sigma2):
+    """The task diversity below which E_t grows without bound: ``max(tau_c, tau_+)``.
+
+    Result 2 puts the boundary at ``tau_c``; that holds below :func:`noise_threshold`.  Above
+    it the positive saddle's rate ``Lambda_+`` (:func:`rates`) is still above 1 on
+    ``tau_c < tau < tau_+`` (:func:`tau_plus`), so the boundary is ``tau_+``.  ``math.inf`` at
+    ``alpha = 1, sigma2 = 0``.
+
+    Examples
+    --------
+    >>> round(tau_stable(2.0, 0.01), 6), tau_stable(2.0, 1.0)   # tau_c, then tau_+
+    (3.321557, 2.0)
+    """
+    alpha, s = _ps(alpha, sigma2)
+    return max(tau_c(alpha, s), tau_plus(alpha, s))
+
+
+def noise_threshold(alpha):
+    """The noise variance ``sigma2*`` above which ``tau_+ > tau_c``: Result 2's ``tau_c`` is the
+    boundary of divergence only for ``sigma2 <= sigma2*`` (:func:`tau_stable`).
+
+    The root of ``tau_c(alpha, s) = tau_+(alpha, s)`` in ``s`` (Brent's method to round-off);
+    ``tau_c - tau_+`` is positive at ``s = 0`` and negative for large ``s``.
+
+    Examples
+    --------
+    >>> round(noise_threshold(1.0), 12), round(noise_threshold(2.0), 6)
+    (0.25, 0.427051)
+    """
+    from scipy.optimize import brentq
+
+    alpha = domain.alpha(alpha)
+    gap = lambda s: tau_c(alpha, s) - tau_plus(alpha, s)  # noqa: E731
+    lo, hi = 0.0, 1.0
+    while gap(hi) >= 0.0:
+        lo, hi = hi, 2.0 * hi
+    if math.isinf(gap(lo)):  # alpha = 1, s = 0: tau_c = inf
+        lo = 1e-300
+    return float(brentq(gap, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500))
+
+
 def error_floor(alpha, tau, sigma2):
     """E_infinity of Result 2: (1-alpha)(tau-1)/(tau-2-sigma2) for 0 < alpha < 1 and
     tau >= tau_c(alpha, sigma2), else 0.
 
-    Note: for tau < tau_c (overthinking) Result 2 writes E_t - E_inf ~ K t^-1/2 Lambda^t with
-    E_inf = 0 and Lambda > 1, i.e. E_t itself diverges; the returned 0 is the constant of that
-    decomposition, not lim E_t.  (tau_c >= 2 + sigma2 for alpha < 1, so the formula is finite.)
+    Where Result 2's ``tau_c`` is not the boundary (``tau_c <= tau <= tau_+``, above
+    :func:`noise_threshold`) E_t grows without bound although the paper's Lambda is below 1, and
+    the formula is negative or infinite: ``ValueError`` there.  Below ``tau_c`` (overthinking)
+    Result 2 writes ``E_t - E_inf ~ K t^-1/2 Lambda^t`` with ``E_inf = 0`` and Lambda > 1, i.e.
+    E_t itself diverges; the returned 0 is the paper's constant of that decomposition, not
+    lim E_t (:func:`cotbook.theory.summary` reports no floor there).  Above ``tau_stable``
+    the floor is positive (``tau > tau_+ >= 2 + sigma2``).
+
+    Examples
+    --------
+    >>> round(error_floor(0.5, 10.0, 0.01), 6), error_floor(2.0, 5.0, 0.01)
+    (0.563204, 0.0)
     """
     alpha, s = _ps(alpha, sigma2)
     tau = domain.tau(tau)
-    if alpha < 1.0 and tau >= tau_c(alpha, s):
+    tc, tp = tau_c(alpha, s), tau_plus(alpha, s)
+    if tc <= tau <= tp * (1.0 + CRITICAL_RTOL):
+        raise ValueError(
+            f"tau={tau!r} lies in [tau_c, tau_+] = [{tc:.8g}, {tp:.8g}] at (alpha, sigma2) = "
+            f"({alpha!r}, {s!r}): there E_t grows without bound (the positive saddle's rate "
+            "exceeds 1) and Result 2's floor does not apply; it applies for tau > tau_+ "
+            "(phases.tau_stable)"
+        )
+    if alpha < 1.0 and tau >= tc:
         return (1.0 - alpha) * (tau - 1.0) / (tau - 2.0 - s)
     return 0.0
 
@@ -123,8 +210,9 @@ def _positive_root(alpha, tau, s):
     # smallest positive root of f(a) = a^2 (gam - 2 beta a) - alpha on (0, sqrt(alpha)]
     lo, hi = 0.0, math.sqrt(alpha)
     f = lambda a: a * a * (gam - 2.0 * beta * a) - alpha  # noqa: E731
-    if f(hi) <= 0.0:
-        return hi  # f(sqrt(alpha)) = alpha beta (sqrt(alpha) - 1)^2 = 0 only at alpha = 1
+    if f(hi) <= 0.0:  # f(sqrt(alpha)) = alpha beta (sqrt(alpha) - 1)^2 = 0 only at alpha = 1,
+        # where f = (a - 1)(1 + a - 2 beta a^2): its other positive root is below 1 when beta > 1
+        return min(hi, (1.0 + math.sqrt(1.0 + 8.0 * beta)) / (4.0 * beta))
     from scipy.optimize import brentq
 
     return brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
@@ -135,6 +223,11 @@ def decay_rate(alpha, tau, sigma2):
     module docstring): ``Lambda = ((alpha + sigma2 a_- + a_-^2) / ((alpha+1+sigma2) a_-))^2``.
 
     Lambda > 1 for tau < tau_c, = 1 at tau_c, < 1 above, continuous and decreasing in tau.
+    This is the paper's rate, the negative saddle's; it leads ``E_t - E_inf`` near ``tau_c``
+    but not everywhere: far above ``tau_c`` a slower decay leads, and above
+    :func:`noise_threshold` the positive saddle's rate exceeds 1 on ``tau_c < tau < tau_+``,
+    where E_t grows although Lambda < 1.  The rate that leads is
+    :func:`asymptotic_law`'s; :func:`regime` decides by it.
     """
     alpha, s = _ps(alpha, sigma2)
     tau = domain.tau(tau)
@@ -168,16 +261,20 @@ def rates(alpha, tau, sigma2):
 
 
 def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
-    """Regime of Result 2 / Fig. 2: "overthinking", "critical", "exponential" or "saturation".
+    """Regime of Result 2 / Fig. 1A: "overthinking", "critical", "exponential" or "saturation",
+    decided by where E_t stays bounded (:func:`tau_stable`), not by ``tau_c`` alone.
 
-    "critical" when ``|tau - tau_c| <= rtol * tau_c`` (default rtol = 1e-9: tau is a float, so an
-    exact equality test would almost never fire); below: "overthinking"; above: "saturation" for
-    alpha < 1 (E_inf > 0), "exponential" for alpha >= 1 (alpha = 1: E_inf = (1-alpha)... = 0).
-    alpha < 1 at tau = tau_c also returns "critical" (Lambda = 1: E_t approaches E_inf > 0
+    "critical" when ``|tau - tau_stable| <= rtol * tau_stable`` (default rtol = 1e-9: tau is a
+    float, so an exact equality test would almost never fire); below: "overthinking" (E_t grows
+    without bound: the leading rate of :func:`asymptotic_law` exceeds 1); above: "saturation"
+    for alpha < 1 (E_inf > 0), "exponential" for alpha >= 1 (alpha = 1: E_inf = (1-alpha)... =
+    0).  ``tau_stable = tau_c`` below :func:`noise_threshold`, as Result 2 states; above it the
+    band ``tau_c < tau < tau_+`` is overthinking although the paper's Lambda is below 1.
+    alpha < 1 at ``tau_stable`` also returns "critical" (rate 1: E_t approaches its limit
     polynomially; the paper's polynomial regime (II) is stated for alpha > 1 only).
     alpha = 1, sigma2 = 0: tau_c = inf, so every tau is "overthinking".
 
-    On the line alpha = 1 (``|alpha - 1| <= rtol``) every tau >= tau_c is "critical": the
+    On the line alpha = 1 (``|alpha - 1| <= rtol``) every tau >= tau_stable is "critical": the
     positive-side rate Lambda_+ = ((2 sqrt(alpha) + sigma2)/(alpha + 1 + sigma2))^2 equals 1
     exactly there, so E_t decays only polynomially however large tau is (measured in the book's
     Result 2 chapter: fitted rate 1, power -1/2), although the paper's Lambda is below 1.
@@ -187,7 +284,7 @@ def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     alpha, tau, sigma2 : float
         ``alpha > 0``, ``tau > 1``, ``sigma2 >= 0``.
     rtol : float
-        Relative distance to ``tau_c`` still called critical.
+        Relative distance to ``tau_stable`` still called critical.
 
     Returns
     -------
@@ -198,20 +295,29 @@ def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     --------
     >>> [regime(*p, 0.01) for p in [(2.0, 3.0), (0.5, 10.0), (4.0, 4.0)]]
     ['overthinking', 'saturation', 'exponential']
+    >>> regime(2.0, 1.83594, 1.0)   # tau > tau_c = 1.41, but tau < tau_+ = 2
+    'overthinking'
     """
     alpha, s = _ps(alpha, sigma2)
     tau = domain.tau(tau)
     rtol = positive("rtol", rtol)
-    tc = tau_c(alpha, s)
-    if math.isinf(tc):
+    ts = tau_stable(alpha, s)
+    if math.isinf(ts):
         return "overthinking"
-    if abs(tau - tc) <= rtol * tc:
+    if abs(tau - ts) <= rtol * ts:
         return "critical"
-    if tau < tc:
+    if tau < ts:
         return "overthinking"
     if abs(alpha - 1.0) <= rtol:
         return "critical"
     return "saturation" if alpha < 1.0 else "exponential"
+
+
+def _growth_rate(alpha, tau, s):
+    """The rate of E_t in the overthinking regime: the larger saddle rate (every other
+    candidate rate of :func:`asymptotic_law` is at most 1)."""
+    r = rates(alpha, tau, s)
+    return max(r["negative"], r["positive"])
 
 
 def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
@@ -223,8 +329,10 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
     certifiable by float64 to larger depths than 1e-10) with T doubling from 64 up to
     ``t_max``; accept the
     argmin t* once T >= 2 t* + 32 and E_t is strictly increasing on [t*, T] with the last
-    ratio E_T/E_{T-1} within 1e-3 (relative) of Lambda > 1, so that Result 2's asymptotics
-    (E_t ~ K t^-1/2 Lambda^t, monotone for t > 1/(2 log Lambda)) guarantee no later minimum.
+    ratio E_T/E_{T-1} within 1e-3 (relative) of the growth rate Lambda > 1 (the larger saddle
+    rate: the paper's Lambda, or Lambda_+ above :func:`noise_threshold`), so that the
+    asymptotics (E_t ~ K t^-1/2 Lambda^t, monotone for t > 1/(2 log Lambda)) guarantee no
+    later minimum.
     Raises ValueError if not found within ``t_max``.
     """
     alpha, s = _ps(alpha, sigma2)
@@ -232,12 +340,15 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
     t_max = nonneg_int("t_max", t_max)
     if regime(alpha, tau, s) != "overthinking":
         raise ValueError(
-            f"optimal_depth needs the overthinking regime (tau < tau_c = {tau_c(alpha, s):.6g}); "
-            f"got tau={tau!r}: there E_t does not attain a certified finite-depth minimum"
+            "optimal_depth needs the overthinking regime (tau < tau_stable = "
+            f"{tau_stable(alpha, s):.6g}); got tau={tau!r}: there E_t does not attain a "
+            "certified finite-depth minimum"
         )
-    lam = decay_rate(alpha, tau, s)
+    lam = _growth_rate(alpha, tau, s)
     if lam <= 1.0:
-        raise ValueError(f"tau={tau!r} is numerically too close to tau_c (Lambda={lam!r})")
+        raise ValueError(
+            f"tau={tau!r} is numerically too close to tau_stable (growth rate {lam!r})"
+        )
     T = 64
     while True:
         T = min(T, t_max)

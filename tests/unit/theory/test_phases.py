@@ -56,6 +56,92 @@ def test_regimes_and_floor():
     assert phases.error_floor(0.5, 30.0, 0.01) == pytest.approx(0.5 * 29 / (28 - 0.01))
 
 
+# --- where E_t stays bounded: tau_stable = max(tau_c, tau_+) (issue: wrong regime at large noise)
+
+RESOLVE = 10.0
+"""A point's long-depth behaviour is resolved at depth T when |log rate| T >= RESOLVE (the
+leading term changes by e^10 between T and 2T), with the rate the largest of the saddle rates
+and the alpha < 1 pole term's (the candidates of the asymptotic law; the law itself is not
+computed, its saddle analysis fails at large noise)."""
+T1, T2 = 500, 1000
+
+
+def _behaviour(alpha, tau, s):
+    """What the exact curve does between T1 and T2: 'grows' (x100 or beyond float64),
+    'vanishes' (/1000) or E_T2 relative to Result 2's floor; computed from E_t alone."""
+    e1, e2 = theory.errors_at(alpha, tau, s, [T1, T2], rtol=1e-3)
+    if not math.isfinite(e2) or e2 > 100 * e1:
+        return "grows"
+    if e2 < 1e-3 * e1:
+        return "vanishes"
+    return e2
+
+
+def test_regime_agrees_with_the_exact_curve_at_any_noise():
+    rng = np.random.default_rng(20261126)
+    checked, band, by_regime = 0, 0, {}
+    while checked < 500:
+        alpha = float(np.exp(rng.uniform(math.log(0.05), math.log(20.0))))
+        s = float(rng.uniform(0.0, 3.0))
+        tau = float(phases.tau_stable(alpha, s) * np.exp(rng.uniform(-0.7, 0.7)))
+        if tau <= 1.001:
+            continue
+        r = phases.rates(alpha, tau, s)
+        pole = math.sqrt(r["branch_point"]) if alpha < 1 else r["branch_point"]
+        if abs(math.log(max(r["negative"], r["positive"], pole))) * T1 < RESOLVE:
+            continue  # too close to rate 1 for depth 1000 to tell
+        checked += 1
+        name = phases.regime(alpha, tau, s)
+        by_regime[name] = by_regime.get(name, 0) + 1
+        band += phases.tau_c(alpha, s) < tau < phases.tau_plus(alpha, s)
+        seen = _behaviour(alpha, tau, s)
+        if name == "overthinking":
+            assert seen == "grows", (alpha, tau, s, seen)
+        elif name == "exponential":
+            assert seen == "vanishes", (alpha, tau, s, seen)
+        else:
+            assert name == "saturation", (alpha, tau, s, name)
+            floor = phases.error_floor(alpha, tau, s)
+            assert floor > 0 and seen == pytest.approx(floor, rel=1e-3), (alpha, tau, s, seen)
+    # the band where Result 2's tau_c rule was wrong is well sampled, and so is every regime
+    assert band >= 50 and min(by_regime.values()) >= 40 and len(by_regime) == 3, (band, by_regime)
+
+
+def test_tau_plus_is_where_the_positive_saddle_rate_crosses_one():
+    for alpha, s in ((0.5, 0.5), (0.5, 1.0), (2.0, 1.0), (4.0, 2.0), (1.0, 0.7)):
+        tp = phases.tau_plus(alpha, s)
+        assert phases.rates(alpha, tp * 0.999, s)["positive"] > 1.0
+        above = phases.rates(alpha, tp * 1.001, s)["positive"]
+        assert above < 1.0 or (alpha == 1.0 and above == 1.0)  # alpha = 1: a_+ = 1, critical
+        assert phases.rates(alpha, tp, s)["positive"] == pytest.approx(1.0, abs=1e-12)
+        assert phases.tau_stable(alpha, s) == max(tp, phases.tau_c(alpha, s))
+
+
+def test_noise_threshold_is_where_tau_c_stops_being_the_boundary():
+    for alpha in (0.01, 0.3, 1.0, 2.0, 50.0):
+        s_star = phases.noise_threshold(alpha)
+        assert phases.tau_c(alpha, s_star) == pytest.approx(phases.tau_plus(alpha, s_star), rel=1e-12)
+        assert phases.tau_stable(alpha, 0.9 * s_star) == phases.tau_c(alpha, 0.9 * s_star)
+        assert phases.tau_stable(alpha, 1.1 * s_star) == phases.tau_plus(alpha, 1.1 * s_star)
+    assert phases.noise_threshold(1.0) == pytest.approx(0.25, rel=1e-12)
+
+
+def test_the_reported_large_noise_points():
+    # regime and floor were wrong here: 'exponential' beside E_300 = 360314, a floor of -2,
+    # and a ZeroDivisionError at tau = 2 + sigma2
+    assert phases.regime(2.0, 1.83594, 1.0) == "overthinking"
+    assert theory.errors_at(2.0, 1.83594, 1.0, [300])[0] == pytest.approx(360314.1, rel=1e-6)
+    assert phases.regime(0.5, 2.2, 0.5) == "overthinking"
+    with pytest.raises(ValueError, match="tau=2.2 lies in"):
+        phases.error_floor(0.5, 2.2, 0.5)
+    assert phases.regime(0.5, 3.0, 1.0) == "critical"
+    with pytest.raises(ValueError, match="floor does not apply"):
+        phases.error_floor(0.5, 3.0, 1.0)
+    t_star, e_star = phases.optimal_depth(2.0, 1.83594, 1.0)
+    E = theory.error_curve(2.0, 1.83594, 1.0, 40)
+    assert t_star == int(np.argmin(E)) and e_star == pytest.approx(E.min(), rel=1e-8)
+
+
 def test_error_floor_is_the_limit():
     a, tau, s = 0.5, 8.0, 0.01
     E = theory.error_curve(a, tau, s, 600)
@@ -157,6 +243,9 @@ def test_theorem1_rate():
         (phases.population_error, (1.0, 0.1, 2.0), "t"),
         (phases.population_error, (0.0, 0.1, 2), "alpha"),
         (phases.mp_density, (1.0, -2.0), "alpha"),
+        (phases.tau_plus, (0.0, 0.1), "alpha"),
+        (phases.tau_stable, (1.0, -0.1), "sigma2"),
+        (phases.noise_threshold, (float("nan"),), "alpha"),
     ],
 )
 def test_validation(fn, args, name):
