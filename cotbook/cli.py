@@ -10,6 +10,13 @@
   table, a long run) and ``attention`` save a record.
 - ``theory --alpha A --tau T --sigma2 S [--lam LAM] --t T1 [T2 ...]``: Result 1's E_t at those
   depths and Results 2-3 at that point (:func:`cotbook.theory.summary`); ``--json``, ``--csv``.
+- ``authors --from CHECKOUT``: the paper authors' released measurement files, checked against
+  their git blob ids and saved as the record ``authors_released``
+  (:mod:`cotbook.book.authors_release`); a missing or altered file fails before anything is
+  written.
+
+Each command imports only what it needs (``authors`` and ``theory`` start no Dask, Jupyter or
+torch).
 
 Long runs (``simulate``, ``experiments``, ``bench accuracy``) save a record
 (:mod:`cotbook.book.results`): at the committed scale into ``book/results/``, at any other
@@ -28,7 +35,7 @@ import time
 from pathlib import Path
 
 from . import __version__
-from .book import chapters, results, runner
+from .book import results
 
 CHAPTER_BUDGET_S = 180.0
 
@@ -106,6 +113,8 @@ def _theory(args) -> int:
 
 
 def _chapters(args) -> int:
+    from .book import chapters
+
     root = Path(args.root)
     paths = chapters.chapter_paths(root)
     if args.names:
@@ -134,7 +143,7 @@ def _chapters(args) -> int:
 def _studies(args, studies) -> int:
     """Run ``studies`` (``(name, spec, module with run_unit and assemble, environment
     extra)``) on the engine of ``--workers`` / ``--scheduler``; 1 if units failed."""
-    from .book import execution
+    from .book import execution, runner
 
     try:
         with execution.open_engine(args.workers, args.scheduler) as engine:
@@ -208,6 +217,8 @@ def _experiments(args) -> int:
 
 def _save_measured(name, config, compute, out, scale="paper") -> dict:
     """Run ``compute() -> data`` and save it as the record ``name`` at ``scale``."""
+    from .book import runner
+
     directory = runner.output_directory(name, scale, out)
     code = results.code_info(results.RESULTS[name].producers)  # the code this run starts with
     start = time.perf_counter()
@@ -264,6 +275,42 @@ def _bench(args) -> int:
     for key, value in report.items():
         print(f"{key}: {value}")
     return 0
+
+
+def _authors(args) -> int:
+    from .book import authors_release
+
+    path = authors_release.save_release(args.source, args.out)
+    size = path.stat().st_size
+    print(
+        f"checked {len(authors_release.MANIFEST)} files of {authors_release.REPOSITORY}@"
+        f"{authors_release.COMMIT[:7]} against their git blob ids"
+    )
+    print(f"saved {path} ({size / 1e6:.2f} MB)")
+    return 0
+
+
+def _add_authors(sub) -> None:
+    p = sub.add_parser(
+        "authors",
+        help="the authors' released runs as a checked record (authors_released)",
+        description="Read the measurement files the paper's authors released "
+        "(taka255/cot_asymptotics at commit 1ed6569), check each against its git blob id and "
+        "save them, byte for byte, as the record authors_released (default: into "
+        "book/results/).  A missing or altered file is named and nothing is written.",
+    )
+    p.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="CHECKOUT",
+        help="a checkout of taka255/cot_asymptotics at 1ed6569d, or a folder holding its "
+        "result files at the same relative paths",
+    )
+    p.add_argument(
+        "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
+    )
+    p.set_defaults(run=_authors)
 
 
 def _scales_help(times, committed) -> str:
@@ -407,6 +454,7 @@ def main(argv=None) -> int:
     )
     q.set_defaults(run=_bench)
     _add_theory(sub)
+    _add_authors(sub)
     args = parser.parse_args(argv)
     try:
         return args.run(args)

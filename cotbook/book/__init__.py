@@ -4,6 +4,8 @@ Modules (each has one job):
 
 - :mod:`.results`          -- every saved result's name; atomic, validated, provenanced records.
 - :mod:`.studies`          -- the one loader "read the saved record, or run the study now".
+- :mod:`.authors_release`  -- the authors' released files: manifest, checked record.
+- :mod:`.authors`          -- the authors' released runs, parsed into named views.
 - :mod:`.chapters`         -- deterministic execution of the chapters (the nbval copies).
 - :mod:`.ledger`           -- verdicts and key numbers glued for the reproduction report.
 - :mod:`.report`           -- checks at a stable precision; tables rendered as Markdown.

@@ -13,6 +13,10 @@ code), library versions and thread counts, the time it was written, its timings 
   says so.
 - :class:`Checkpoint` keeps the finished units of a long run, so that ``--resume`` finishes an
   interrupted run with the same final record.
+- A record of someone else's files (``ResultSpec.stored_files``) keeps their raw bytes, each
+  with its repository, commit, path and git blob id (:func:`stored_file`); :func:`load`
+  recomputes every blob id from the stored bytes and refuses the record, naming the file, if
+  one differs (:func:`file_bytes` gives the bytes back).
 
 Committed records live in ``book/results/`` (:data:`RESULTS_DIR`) and are written there only
 at their committed scale (or with ``force=True``); other runs go to ``_build/results/``
@@ -22,6 +26,7 @@ at their committed scale (or with ``force=True``); other runs go to ``_build/res
 from __future__ import annotations
 
 import ast
+import base64
 import datetime
 import hashlib
 import importlib.metadata
@@ -56,6 +61,9 @@ __all__ = [
     "check_writable",
     "save",
     "write_atomic",
+    "git_blob_id",
+    "stored_file",
+    "file_bytes",
     "validate",
     "load",
     "Checkpoint",
@@ -74,13 +82,16 @@ class ResultSpec:
     """A saved result: its ``name``, the ``scale`` committed to ``book/results/``, the modules
     whose code produced its numbers, the ``command`` that re-creates it, and whether the book
     must have it committed (``required``; an optional record is a measurement of the machine
-    it ran on, which a chapter shows when present)."""
+    it ran on, which a chapter shows when present), and whether its data keep the raw bytes of
+    files (``stored_files``: ``data["files"]``, a list of :func:`stored_file` entries, each
+    re-verified against its git blob id on load)."""
 
     name: str
     scale: str
     producers: tuple
     command: str
     required: bool = True
+    stored_files: bool = False
 
 
 _ATTENTION = ("cotbook.attention.layer", "cotbook.attention._kernels", "cotbook.attention.grid")
@@ -143,6 +154,13 @@ RESULTS = {
             (*_ATTENTION, "cotbook.book.execution", "cotbook.book.runner", "cotbook.book.scaling"),
             "python -m cotbook bench scaling",
             required=False,
+        ),
+        ResultSpec(
+            "authors_released",
+            "released",
+            ("cotbook.book.authors_release",),
+            "python -m cotbook authors --from CHECKOUT",
+            stored_files=True,
         ),
         ResultSpec(
             "theory_accuracy",
@@ -410,6 +428,102 @@ def _invalid(path, what):
     return ResultError(f"{path}: {what}")
 
 
+# --------------------------------------------------------------------------------------------
+# stored files
+# --------------------------------------------------------------------------------------------
+_TEXT_SUFFIXES = (".csv", ".json", ".txt", ".md")
+_FILE_FIELDS = ("repository", "commit", "path", "blob", "encoding", "content")
+
+
+def git_blob_id(data: bytes) -> str:
+    """Git's id of a file holding ``data``: ``sha1(b"blob <len>\\0" + data)``, 40 hex digits.
+
+    >>> git_blob_id(b"")
+    'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391'
+    """
+    if not isinstance(data, bytes):
+        raise ValueError(f"data must be bytes, got {type(data).__name__}")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def stored_file(repository: str, commit: str, path: str, data: bytes) -> dict:
+    """The record entry keeping the file ``path`` of ``repository`` at ``commit``: its git
+    blob id and its bytes, as text when it is a CSV, JSON, text or Markdown file in UTF-8,
+    else in base64.
+
+    >>> entry = stored_file("owner/repo", "0" * 40, "a/b.csv", b"1,2\\n")
+    >>> entry["encoding"], entry["content"], file_bytes(entry)
+    ('text', '1,2\\n', b'1,2\\n')
+    """
+    for key, value in (("repository", repository), ("commit", commit), ("path", path)):
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"{key} must be a non-empty string, got {value!r}")
+    blob = git_blob_id(data)
+    encoding = "base64"
+    if path.lower().endswith(_TEXT_SUFFIXES):
+        try:
+            content = data.decode("utf-8")
+            encoding = "text"
+        except UnicodeDecodeError:
+            pass
+    if encoding == "base64":
+        content = base64.b64encode(data).decode("ascii")
+    return {
+        "repository": repository,
+        "commit": commit,
+        "path": path,
+        "blob": blob,
+        "encoding": encoding,
+        "content": content,
+    }
+
+
+def file_bytes(entry: dict) -> bytes:
+    """The bytes a :func:`stored_file` entry keeps (``ValueError`` if they cannot be decoded;
+    their blob id is checked by :func:`load`, not here)."""
+    if not isinstance(entry, dict) or not all(k in entry for k in _FILE_FIELDS):
+        raise ValueError(f"entry must be a stored file with fields {list(_FILE_FIELDS)}")
+    content = entry["content"]
+    if not isinstance(content, str):
+        raise ValueError(f"entry content must be a string, got {type(content).__name__}")
+    if entry["encoding"] == "text":
+        return content.encode("utf-8")
+    if entry["encoding"] == "base64":
+        try:
+            return base64.b64decode(content.encode("ascii"), validate=True)
+        except (ValueError, UnicodeEncodeError) as err:
+            raise ValueError(f"entry content is not valid base64 ({err})") from None
+    raise ValueError(f"entry encoding must be 'text' or 'base64', got {entry['encoding']!r}")
+
+
+def _check_stored_files(data, path, spec) -> None:
+    """Every stored file's bytes have the blob id it records; the first that does not is
+    named."""
+    files = data.get("files")
+    if not isinstance(files, list) or not files:
+        raise _invalid(path, "data must hold 'files', a non-empty list of stored files")
+    seen = set()
+    for entry in files:
+        if not isinstance(entry, dict) or any(
+            not isinstance(entry.get(k), str) for k in _FILE_FIELDS
+        ):
+            raise _invalid(path, f"a stored file lacks a string field of {list(_FILE_FIELDS)}")
+        name = entry["path"]
+        if name in seen:
+            raise _invalid(path, f"stored file {name} appears twice")
+        seen.add(name)
+        try:
+            blob = git_blob_id(file_bytes(entry))
+        except ValueError as err:
+            raise _invalid(path, f"stored file {name}: {err}") from None
+        if blob != entry["blob"]:
+            raise _invalid(
+                path,
+                f"stored file {name} has git blob id {blob}, not the {entry['blob']} it records "
+                f"(the record was altered): re-create it with `{spec.command}`",
+            )
+
+
 def validate(raw, path) -> Record:
     """The :class:`Record` of the parsed JSON ``raw``; :class:`ResultError` naming ``path``
     and the first thing that is wrong otherwise."""
@@ -429,6 +543,8 @@ def validate(raw, path) -> Record:
     missing = [k for k in _CODE_FIELDS if k not in raw["code"]]
     if missing:
         raise _invalid(path, f"code lacks {missing}")
+    if RESULTS[raw["name"]].stored_files:
+        _check_stored_files(raw["data"], path, RESULTS[raw["name"]])
     fields = {k: raw[k] for k in _FIELDS if k != "schema"}
     return Record(path=path, **fields)
 
