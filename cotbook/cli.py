@@ -5,7 +5,9 @@
   figure README.md shows.
 - ``simulate``: the theory-vs-simulation study (Appendix E figure).
 - ``experiments``: trained attention over the (L, M) grid (Figure 2) and the sensitivity study;
-  ``--only softmax``: what trained softmax attention learns, under the untried protocols.
+  ``--only softmax``: what trained softmax attention learns, under the untried protocols;
+  ``--only protocol`` (never by default): the authors' released protocol, several trials a
+  cell (:mod:`cotbook.attention.protocol`).
 - ``bench {theory,simulate,accuracy,attention}``: timings; ``accuracy`` (the Appendix D
   table, a long run) and ``attention`` save a record.
 - ``theory --alpha A --tau T --sigma2 S [--lam LAM] --t T1 [T2 ...]``: Result 1's E_t at those
@@ -178,7 +180,7 @@ def _simulate(args) -> int:
 
 
 def _experiments(args) -> int:
-    from .attention import grid, instability, layer, softmax_study
+    from .attention import grid, instability, layer, protocol, softmax_study
 
     jobs = {  # --only name: (record, scales, spec class, module with run_unit and assemble)
         "grid": ("attention_grid", grid.GRID_SCALES, grid.GridSpec, grid),
@@ -200,8 +202,11 @@ def _experiments(args) -> int:
             softmax_study.SoftmaxSpec,
             softmax_study,
         ),
+        # hours at paper scale: run only when asked for by name
+        "protocol": ("authors_protocol", protocol.SCALES, protocol.ProtocolSpec, protocol),
     }
-    chosen = [args.only] if args.only else [w for w in jobs if args.scale in jobs[w][1]]
+    default = [w for w in jobs if w != "protocol" and args.scale in jobs[w][1]]
+    chosen = [args.only] if args.only else default
     for what in chosen:
         if args.scale not in jobs[what][1]:
             raise SystemExit(
@@ -409,7 +414,9 @@ def main(argv=None) -> int:
     )
     p.add_argument("--scale", choices=list(_EXPERIMENT_TIMES), default="book", help=_SCALE_HELP)
     p.add_argument(
-        "--only", choices=["grid", "sensitivity", "instability", "softmax"], help="(default: all)"
+        "--only",
+        choices=["grid", "sensitivity", "instability", "softmax", "protocol"],
+        help="(default: all but protocol, the authors' released protocol: only by name)",
     )
     p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
     _add_output_options(p)

@@ -137,6 +137,13 @@ RESULTS = {
             "python -m cotbook experiments --scale paper --only instability",
         ),
         ResultSpec(
+            "authors_protocol",
+            "paper",
+            (*_ATTENTION, "cotbook.attention.protocol"),
+            "python -m cotbook experiments --scale paper --only protocol",
+            required=False,
+        ),
+        ResultSpec(
             "attention_softmax",
             "paper",
             (*_ATTENTION, "cotbook.attention.softmax_study"),

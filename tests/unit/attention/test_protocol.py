@@ -1,0 +1,72 @@
+import numpy as np
+import pytest
+
+from cotbook import cli
+from cotbook.attention import grid, layer, protocol
+from cotbook.book import results
+
+TINY = protocol.SCALES["tiny"]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """The tiny study through the command line, as its record."""
+    out = tmp_path_factory.mktemp("protocol")
+    assert cli.main(["experiments", "--scale", "tiny", "--only", "protocol", "--out", str(out)]) == 0
+    return results.load("authors_protocol", directory=out)
+
+
+def test_released_settings_are_the_authors_config():
+    c = protocol.SCALES["paper"].configs()[0]
+    assert (c.lam, c.steps, c.batch, c.merged, c.init_scale, c.D, c.lr, c.sigma2) == (
+        1e-3, 5000, 300, True, 0.01, 50, 1e-3, 0.0)
+    paper = protocol.SCALES["paper"]
+    assert len(paper.cells["linear"]) == 225 and paper.trials == 3 and paper.t_max == 31
+    assert {L for L, _ in paper.cells["softmax"]} == set(protocol.SOFTMAX_LS)
+
+
+def test_assembled_cells_are_the_grid_trainer_s_runs(tiny):
+    data = tiny.data
+    assert protocol.ProtocolSpec.from_dict(tiny.config) == TINY and not tiny.stale
+    assert set(TINY.units()) <= set(tiny.timings_s)
+    E = np.array(data["E"]["linear"]["examples"])
+    assert E.shape == (2, 2, TINY.t_max + 1)
+    # cell (10, 40), trial 1 is what the Figure 2 trainer gives for that configuration alone
+    config = next(c for c in TINY.configs() if (c.L, c.M, c.trial) == (10, 40, 1))
+    assert (config.L, config.M) == TINY.cells["linear"][1]
+    alone = grid.train_and_evaluate([config], TINY.t_max)[config]
+    assert E[1, 1] == pytest.approx(alone["E"]["examples"], rel=1e-6)
+    # E_0 = E|w_hat_0 - w|^2 / D = 2 per coordinate: w and w_hat_0 both N(0, I)
+    assert E[:, :, 0] == pytest.approx(2.0, abs=0.2)
+    assert np.array(data["E"]["softmax"]["history"]).shape == (1, 2, TINY.t_max + 1)
+
+
+def test_units_group_cells_by_L_and_trial():
+    spec = protocol.ProtocolSpec({"softmax": [(27, 100), (27, 1000), (100, 100)]}, trials=3)
+    assert len(spec.units()) == 6
+    assert [c.M for c in spec.unit_configs("softmax/L=27/trial=2")] == [100, 1000]
+
+
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        (dict(cells={"relu": [(10, 10)]}, trials=1), "cells"),
+        (dict(cells={"linear": [(10, 10), (10, 10)]}, trials=1), "cells"),
+        (dict(cells={"linear": [(0, 10)]}, trials=1), "L"),
+        (dict(cells={"linear": [(10, 10)]}, trials=0), "trials"),
+        (dict(cells={"linear": [(10, 10)]}, trials=1, t_max=1), "t_max"),
+        (dict(cells={"linear": [(10, 10)]}, trials=1, settings={"lr": -1}), "lr"),
+        (dict(cells={}, trials=1), "cells"),
+    ],
+)
+def test_bad_specs_are_refused_by_name(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        protocol.ProtocolSpec(**kwargs)
+
+
+def test_run_unit_refuses_other_specs():
+    with pytest.raises(ValueError, match="spec"):
+        protocol.run_unit(grid.GRID_SCALES["tiny"], "linear/L=10/trial=0")
+    with pytest.raises(ValueError, match="unit"):
+        protocol.run_unit(TINY, "linear/L=99/trial=0")
+    assert layer.MASKS == ("history", "examples")
