@@ -385,6 +385,7 @@ def _add_theory(sub) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="cotbook", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"cotbook {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("chapters", help="execute chapters into tests/book/notebooks (nbval copies)")
     p.add_argument("names", nargs="*", help="chapter names (file stems); default: all")

@@ -321,3 +321,31 @@ def test_theory_command_reports_an_uncertified_depth(monkeypatch, capsys):
         "cotbook theory: ridge_curve: E_69 at (...) is known to +-7e-12 (the lam > 0 curve is "
         "certified to 1e-06 relative + 1e-12 absolute: ask for shallower depths)"
     )
+
+
+_ANSWER_ONLY = """
+import sys
+from cotbook import cli
+try:
+    cli.main(sys.argv[1:])
+except SystemExit as done:
+    print("exit", done.code)
+heavy = ("torch", "numba", "dask", "distributed", "jupytext", "nbclient", "scipy", "numpy")
+print(sorted(m for m in heavy if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("args,code", [(["--version"], 0), (["--help"], 0), (["nonsense"], 2)])
+def test_version_help_and_usage_errors_import_no_heavy_library(args, code):
+    import subprocess
+    import sys
+
+    from cotbook import __version__
+
+    done = subprocess.run(
+        [sys.executable, "-c", _ANSWER_ONLY, *args], capture_output=True, text=True, check=True
+    )
+    lines = done.stdout.splitlines()
+    assert lines[-2:] == [f"exit {code}", "[]"]
+    if args == ["--version"]:
+        assert lines[0] == f"cotbook {__version__}"
