@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _checks
 
-__all__ = ["KEY", "Download", "offer", "columns"]
+__all__ = ["KEY", "Download", "offer", "columns", "check_name"]
 
 #: Key of the output metadata that carries the file (metadata, not a MIME type of the output's
 #: data: myst-nb renders every data entry and warns on one it does not know).
@@ -45,7 +45,9 @@ class Download:
         return data, {KEY: {"name": self.name, "content": self.content}}
 
 
-def _check_name(name) -> str:
+def check_name(name) -> str:
+    """``name`` if it is a file name :func:`offer` accepts (lower-case letters, digits, ``_``
+    and ``-``, ending in ``.csv`` or ``.json``: no folder, no ``..``), else ``ValueError``."""
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise ValueError(
             "name must be lower-case letters, digits, '_' or '-' ending in .csv or .json, "
@@ -136,7 +138,7 @@ def offer(name: str, data, *, digits: int = 10) -> Download:
 
         downloads.offer("figure1b.csv", {"t": t, "E_t": errors})
     """
-    name = _check_name(name)
+    name = check_name(name)
     digits = _checks.positive_int("digits", digits)
     if digits > 17:
         raise ValueError(f"digits must be 1 to 17, got {digits}")

@@ -46,6 +46,25 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def _offered_target(app, docname, offered) -> Path | None:
+    """Where an offered file goes, ``data/<name>`` beside the page; ``None`` (and a warning,
+    fatal under ``-W``) when the notebook's metadata does not hold a valid offer: a name that
+    :func:`~cotbook.book.downloads.offer` would refuse (a folder, ``..``, an absolute path)
+    or content that is not text.  A notebook is data: its metadata never chooses a path
+    outside the build folder."""
+    folder = (Path(app.outdir) / Path(docname).parent / "data").resolve()
+    try:
+        if not isinstance(offered, dict) or not isinstance(offered.get("content"), str):
+            raise ValueError("an offer must be {'name': ..., 'content': text}")
+        target = (folder / downloads.check_name(offered.get("name"))).resolve()
+        if target.parent != folder:
+            raise ValueError(f"name {offered['name']!r} leaves {folder}")
+    except ValueError as err:
+        logger.warning(f"cotbook.book.sphinx_data: {docname} offers a download not written: {err}")
+        return None
+    return target
+
+
 def _write_offered(app, notebooks) -> None:
     seen: dict[Path, str] = {}
     for docname, nb in notebooks.items():
@@ -54,7 +73,9 @@ def _write_offered(app, notebooks) -> None:
                 offered = out.get("metadata", {}).get(downloads.KEY)
                 if offered is None:
                     continue
-                target = Path(app.outdir) / Path(docname).parent / "data" / offered["name"]
+                target = _offered_target(app, docname, offered)
+                if target is None:
+                    continue
                 if target in seen:
                     logger.warning(
                         f"cotbook.book.sphinx_data: {offered['name']} is offered by both "
