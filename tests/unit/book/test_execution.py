@@ -297,3 +297,46 @@ def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path,
     again = results.load("engine_scaling", directory=out).data["runs"]
     assert again["serial"]["wall_s"] == first["serial"]
     assert again["workers=2"]["wall_s"] != first["workers=2"] and not partial.exists()
+
+
+def test_a_scheduler_that_never_answers_is_refused_within_the_deadline(monkeypatch):
+    """A listener that accepts the connection and never replies (the handshake used to hang
+    for minutes), and one that answers in another protocol."""
+    import socket
+    import threading
+
+    monkeypatch.setattr(execution, "CONNECT_TIMEOUT_S", 2)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    chatty = socket.socket()
+    chatty.bind(("127.0.0.1", 0))
+    chatty.listen(8)
+
+    def answer_http():
+        while True:
+            try:
+                conn, _ = chatty.accept()
+            except OSError:
+                return
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" * 64)
+
+    threading.Thread(target=answer_http, daemon=True).start()
+    try:
+        for server in (silent, chatty):
+            address = "tcp://127.0.0.1:%d" % server.getsockname()[1]
+            start = time.monotonic()
+            with pytest.raises(ValueError, match="cannot be reached within 2 s"):
+                with execution.open_engine(scheduler=address):
+                    pass
+            assert time.monotonic() - start < 5
+    finally:
+        silent.close()
+        chatty.close()
+
+
+def test_a_local_cluster_serves_its_dashboard_on_this_machine_only():
+    with execution.open_engine(workers=1) as engine:
+        server = engine._client.cluster.scheduler.services["dashboard"]  # tornado's HTTPServer
+        addresses = {s.getsockname()[0] for s in server._sockets.values()}
+    assert addresses and addresses <= {"127.0.0.1"}
