@@ -148,6 +148,13 @@ SCALES = {
         t_max=4,
         settings=dict(RELEASED_SETTINGS, D=8, steps=20),
     ),
+    "book": ProtocolSpec(
+        {
+            "linear": [(L, M) for L in (38, 121, 233, 400) for M in (38, 121, 233, 400)],
+            "softmax": [(27, M) for M in (100, 1000, 10000)],
+        },
+        trials=3,
+    ),
     "paper": ProtocolSpec(
         {
             "linear": [(L, M) for L in LINEAR_SIZES for M in LINEAR_SIZES],
@@ -156,8 +163,10 @@ SCALES = {
         trials=3,
     ),
 }
-"""``tiny`` for tests; ``paper``: the authors' 15 x 15 linear heatmap, three trials per cell,
-and their softmax protocol at :data:`SOFTMAX_LS` at three of their ``M`` (one per decade)."""
+"""``tiny`` for tests; ``book``: 16 of the authors' linear cells (every third ``L`` and ``M``
+from 38 to 400) and their softmax protocol at ``L = 27``, three trials per cell; ``paper``:
+the authors' 15 x 15 linear heatmap, three trials per cell, and their softmax protocol at
+:data:`SOFTMAX_LS` at three of their ``M`` (one per decade)."""
 
 
 def run_unit(spec, unit) -> dict:
