@@ -36,6 +36,7 @@ __all__ = [
     "SOFTMAX_MS",
     "ProtocolSpec",
     "SCALES",
+    "OVERFLOW",
     "run_unit",
     "assemble",
 ]
@@ -169,19 +170,43 @@ the authors' 15 x 15 linear heatmap, three trials per cell, and their softmax pr
 :data:`SOFTMAX_LS` at three of their ``M`` (one per decade)."""
 
 
+OVERFLOW = "inf"
+"""How a unit and a record store an error beyond the float64 range: JSON has no infinity, and
+under these settings some models diverge that fast (measured: a unit at ``L = 38`` whose
+mean ``E_t`` overflowed float64 within 31 steps; ``numpy.asarray(values, dtype=float)``
+reads it back as ``inf``)."""
+
+
+def _mark_overflow(value, where):
+    """``value`` (nested lists and dicts of floats) with ``+inf`` as :data:`OVERFLOW`; a NaN or
+    ``-inf`` is an error, named by ``where``."""
+    if isinstance(value, dict):
+        return {k: _mark_overflow(v, f"{where}/{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mark_overflow(v, where) for v in value]
+    if isinstance(value, float) and not np.isfinite(value):
+        if value == np.inf:
+            return OVERFLOW
+        raise ValueError(f"{where}: {value!r} is not an error value")
+    return value
+
+
 def run_unit(spec, unit) -> dict:
     """Train and evaluate one unit (:func:`cotbook.attention.grid.train_and_evaluate`):
-    ``{"runs": [[config dict, run], ...], "seconds": ...}``."""
+    ``{"runs": [[config dict, run], ...], "seconds": ...}``, an error beyond float64 kept as
+    :data:`OVERFLOW`."""
     if not isinstance(spec, ProtocolSpec):
         raise ValueError(f"spec must be a ProtocolSpec, got {type(spec).__name__}")
-    return grid.run_unit(spec, unit)
+    out = grid.run_unit(spec, unit)
+    out["runs"] = [[c, _mark_overflow(run, unit)] for c, run in out["runs"]]
+    return out
 
 
 def assemble(spec, results) -> tuple[dict, dict]:
     """``(data, timings_s)`` from ``{unit: run_unit(spec, unit)}``: ``data = {"E": {model:
     {mask: [cell][trial][t]}}, "E_median": (same, median over test tasks), "unstable": {model:
     {mask: [cell][trial]}}, "final_loss": {model: [cell][trial]}}``, cells in ``spec.cells``
-    order; timings are seconds per unit."""
+    order, an error beyond float64 as :data:`OVERFLOW`; timings are seconds per unit."""
     missing = [u for u in spec.units() if u not in results]
     if missing:
         raise ValueError(f"results must hold every unit of the study; missing {missing}")
@@ -207,5 +232,5 @@ def assemble(spec, results) -> tuple[dict, dict]:
             data[key][model] = {m: v.tolist() for m, v in curves[key].items()}
         data["unstable"][model] = {m: v.tolist() for m, v in unstable.items()}
         data["final_loss"][model] = loss.tolist()
-    return data, {u: results[u]["seconds"] for u in spec.units()}
+    return _mark_overflow(data, "data"), {u: results[u]["seconds"] for u in spec.units()}
 

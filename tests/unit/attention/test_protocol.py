@@ -70,3 +70,30 @@ def test_run_unit_refuses_other_specs():
     with pytest.raises(ValueError, match="unit"):
         protocol.run_unit(TINY, "linear/L=99/trial=0")
     assert layer.MASKS == ("history", "examples")
+
+
+def test_an_error_beyond_float64_is_kept_as_overflow_and_nan_is_refused(monkeypatch):
+    """A unit whose mean error overflowed float64 crashed the checkpoint (JSON has no inf)
+    after 20 minutes of training: it is kept as OVERFLOW and read back as inf."""
+    import json
+
+    spec = protocol.ProtocolSpec({"linear": [(10, 20), (10, 40)]}, trials=1, t_max=2)
+    curve = [2.0, 1e300, float("inf")]
+
+    def fake(spec_, unit):
+        runs = [[c.as_dict(), {"E": {m: curve for m in layer.MASKS},
+                               "E_median": {m: [2.0, 1.0, 0.5] for m in layer.MASKS},
+                               "unstable": {m: 0.5 for m in layer.MASKS}, "final_loss": 1.0}]
+                for c in spec_.unit_configs(unit)]
+        return {"runs": runs, "seconds": 0.0}
+
+    monkeypatch.setattr(grid, "run_unit", fake)
+    out = protocol.run_unit(spec, "linear/L=10/trial=0")
+    text = json.dumps(out, allow_nan=False)  # what the checkpoint writes
+    data, _ = protocol.assemble(spec, {"linear/L=10/trial=0": json.loads(text)})
+    json.dumps(data, allow_nan=False)
+    E = np.asarray(data["E"]["linear"]["examples"], dtype=float)
+    assert E[1, 0, 2] == np.inf and E[1, 0, 1] == 1e300
+    curve[2] = float("nan")
+    with pytest.raises(ValueError, match="linear/L=10/trial=0"):
+        protocol.run_unit(spec, "linear/L=10/trial=0")
