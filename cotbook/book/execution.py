@@ -32,7 +32,6 @@ import contextlib
 import functools
 import logging
 import sys
-import threading
 import traceback
 import uuid
 from dataclasses import dataclass
@@ -197,38 +196,20 @@ def _local_client(workers):
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            # any free port (no clash with another cluster), on this machine only
-            dashboard_address="127.0.0.1:0",
+            dashboard_address=":0",  # any free port: no clash with another cluster
             silence_logs=logging.ERROR,
         )
     return Client(cluster)
 
 
 def _remote_client(address):
-    """A client of the scheduler at ``address``, connected within :data:`CONNECT_TIMEOUT_S`
-    seconds of wall-clock time, or ``ValueError`` naming the address.  Dask's own timeout
-    covers the TCP connection only: a listener that accepts and never answers held the
-    handshake for minutes, and a server of another protocol could make it read a garbage frame
-    length.  So the whole connection runs in a daemon thread under a hard deadline, and any
-    error it meets is reported as unreachable."""
-    found = {}
-
-    def connect():
-        try:
-            found["client"] = Client(address, timeout=CONNECT_TIMEOUT_S)
-        except BaseException as err:  # noqa: BLE001 - reported below, naming the address
-            found["error"] = f"{type(err).__name__}: {err}"
-
-    thread = threading.Thread(target=connect, name="cotbook-connect", daemon=True)
-    thread.start()
-    thread.join(CONNECT_TIMEOUT_S)
-    if "client" not in found:
-        why = found.get("error", "no answer")
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as err:
         raise ValueError(
-            f"scheduler {address!r} cannot be reached within {CONNECT_TIMEOUT_S} s ({why}); "
+            f"scheduler {address!r} cannot be reached within {CONNECT_TIMEOUT_S} s ({err}); "
             "start one (`dask scheduler`) or give its address, e.g. tcp://host:8786"
-        )
-    client = found["client"]
+        ) from None
     client.register_plugin(Environ(ONE_THREAD))  # restarts the workers (of nannies) with it
     return client
 
