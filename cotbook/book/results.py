@@ -9,10 +9,18 @@ code), library versions and thread counts, the time it was written, its timings 
 - :func:`save` writes atomically (a temporary file in the same folder, flushed and fsynced,
   then ``os.replace``): a kill or a full disk leaves the previous file as it was.
 - :func:`load` validates and raises :class:`ResultError` naming the file and what is wrong.
+  JSON is read strictly (:func:`parse_json`: no ``NaN``/``Infinity``, no key twice), the data
+  must be a non-empty object, and a record carries ``data_sha256``, the SHA-256 of its data's
+  canonical JSON (:func:`data_hash`) written by :func:`save`: a record whose data were edited
+  is refused.  :func:`add_data_hash` adds the field to a record written before it existed.
 - :attr:`Record.stale` compares the recorded code hash with the code now; a chapter's caption
   says so.
 - :class:`Checkpoint` keeps the finished units of a long run, so that ``--resume`` finishes an
-  interrupted run with the same final record.
+  interrupted run with the same final record.  It holds a lock on its record in the output
+  folder (``<name>.lock``) while open, so a second run of the same record there fails at once;
+  every unit file carries the run id of its checkpoint and the SHA-256 of its content, and a
+  unit that does not match, or a checkpoint folder without its ``meta.json``, is refused by
+  name (:class:`CheckpointError`), never taken over or recomputed silently.
 - A record of someone else's files (``ResultSpec.stored_files``) keeps their raw bytes, each
   with its repository, commit, path and git blob id (:func:`stored_file`); :func:`load`
   recomputes every blob id from the stored bytes and refuses the record, naming the file, if
@@ -28,6 +36,7 @@ from __future__ import annotations
 import ast
 import base64
 import datetime
+import fcntl
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -35,7 +44,6 @@ import json
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -61,12 +69,17 @@ __all__ = [
     "check_writable",
     "save",
     "write_atomic",
+    "parse_json",
+    "canonical_json",
+    "data_hash",
+    "add_data_hash",
     "git_blob_id",
     "stored_file",
     "file_bytes",
     "validate",
     "load",
     "Checkpoint",
+    "CheckpointError",
 ]
 
 SCHEMA = 2
@@ -294,6 +307,7 @@ _FIELDS = {
     "environment": dict,
     "created": str,
     "timings_s": dict,
+    "data_sha256": str,
     "data": dict,
 }
 _CODE_FIELDS = ("version", "commit", "dirty", "source_hash")
@@ -312,6 +326,7 @@ class Record:
     created: str
     timings_s: dict
     data: dict
+    data_sha256: str
 
     @property
     def spec(self) -> ResultSpec:
@@ -359,12 +374,15 @@ def target_directory(name, scale, directory=None, *, force=False) -> Path:
     return directory
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, *, parents: bool = True) -> None:
     """Write ``text`` to ``path`` so that a reader sees the old file or the whole new one:
     a temporary file in the same folder, synced, then renamed over it.  The file gets the
     mode ``open`` gives a new one (``0o666`` less the umask), not a private temporary file's
-    ``0o600``, which other users of a shared file system could not read."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ``0o600``, which other users of a shared file system could not read.  ``parents=False``
+    writes only into a folder that exists (``FileNotFoundError`` otherwise): a checkpoint
+    never re-creates a folder another process removed."""
+    if parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
@@ -396,6 +414,56 @@ def check_writable(directory) -> Path:
     return directory
 
 
+def _no_constant(token):
+    raise ValueError(f"{token} is not a JSON number")
+
+
+def _unique_keys(pairs):
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ValueError(f"the key {twice!r} appears twice in one object")
+    return out
+
+
+def parse_json(text):
+    """``json.loads(text)``, strictly: ``NaN``, ``Infinity`` and ``-Infinity`` (which Python
+    writes but JSON has not) and a key given twice in one object (of which Python would keep
+    the last, silently) raise ``ValueError``.
+
+    >>> parse_json('{"a": [1, 2.5]}')
+    {'a': [1, 2.5]}
+    >>> parse_json('{"a": 1, "a": 2}')
+    Traceback (most recent call last):
+    ...
+    ValueError: the key 'a' appears twice in one object
+    """
+    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
+
+
+def canonical_json(value) -> str:
+    """The canonical JSON text of ``value``: keys sorted, no spaces, ASCII, no NaN."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    )
+
+
+def data_hash(value) -> str:
+    """SHA-256 (64 hex digits) of :func:`canonical_json` of ``value``: what a record's
+    ``data_sha256`` and a checkpoint unit's ``sha256`` hold."""
+    return hashlib.sha256(canonical_json(value).encode("ascii")).hexdigest()
+
+
+def _as_loaded(value, what):
+    """``value`` as it reads back from the JSON written for it (tuples become lists, numbers
+    keep their repr), so that the hash written is the hash a reader computes."""
+    try:
+        return parse_json(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{what} must be JSON without NaN or infinities ({err})") from None
+
+
 def save(
     name,
     *,
@@ -415,6 +483,9 @@ def save(
     """
     spec = _spec(name)
     directory = target_directory(name, scale, directory, force=force)
+    data = _as_loaded(data, "data")
+    if not isinstance(data, dict) or not data:
+        raise ValueError(f"data must be a non-empty dict, got {data!r:.80}")
     record = {
         "name": name,
         "schema": SCHEMA,
@@ -424,10 +495,13 @@ def save(
         "environment": environment(**(environment_extra or {})),
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "timings_s": timings,
+        "data_sha256": data_hash(data),
         "data": data,
     }
     path = _path(name, directory)
-    write_atomic(path, json.dumps(record, indent=1, allow_nan=False) + "\n")
+    text = json.dumps(record, indent=1, allow_nan=False) + "\n"
+    validate(parse_json(text), path)  # what is written, load reads back
+    write_atomic(path, text)
     return path
 
 
@@ -538,7 +612,16 @@ def validate(raw, path) -> Record:
         raise _invalid(path, "not a JSON object")
     if raw.get("schema") != SCHEMA:
         raise _invalid(path, f"schema must be {SCHEMA}, got {raw.get('schema')!r}")
+    spec = RESULTS.get(raw["name"]) if isinstance(raw.get("name"), str) else None
     for key, kind in _FIELDS.items():
+        if key == "data_sha256" and key not in raw and isinstance(raw.get("data"), dict):
+            raise _invalid(
+                path,
+                "missing field 'data_sha256' (a record written before records carried the hash "
+                "of their data): if its data are as its producer wrote them, add the field with "
+                "cotbook.book.results.add_data_hash(path); else re-create it"
+                + (f" with `{spec.command}`" if spec else ""),
+            )
         if key not in raw:
             raise _invalid(path, f"missing field {key!r}")
         if not isinstance(raw[key], kind) or (kind is int and isinstance(raw[key], bool)):
@@ -550,10 +633,28 @@ def validate(raw, path) -> Record:
     missing = [k for k in _CODE_FIELDS if k not in raw["code"]]
     if missing:
         raise _invalid(path, f"code lacks {missing}")
-    if RESULTS[raw["name"]].stored_files:
-        _check_stored_files(raw["data"], path, RESULTS[raw["name"]])
+    spec = RESULTS[raw["name"]]
+    if not raw["data"]:
+        raise _invalid(path, f"its data are empty: re-create it with `{spec.command}`")
+    if spec.stored_files:  # first: names the stored file that was altered
+        _check_stored_files(raw["data"], path, spec)
+    if data_hash(raw["data"]) != raw["data_sha256"]:
+        raise _invalid(
+            path,
+            "its data do not have the SHA-256 written with them (data_sha256): the record was "
+            f"edited or damaged after it was saved; re-create it with `{spec.command}`",
+        )
     fields = {k: raw[k] for k in _FIELDS if k != "schema"}
     return Record(path=path, **fields)
+
+
+def _read(path, spec):
+    try:
+        return parse_json(path.read_text())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise _invalid(
+            path, f"not valid JSON ({err}); re-create it with `{spec.command}`"
+        ) from None
 
 
 def load(name, directory=RESULTS_DIR) -> Record | None:
@@ -566,11 +667,42 @@ def load(name, directory=RESULTS_DIR) -> Record | None:
     path = _path(name, directory)
     if not path.is_file():
         return None
-    try:
-        raw = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError) as err:
-        raise _invalid(path, f"not valid JSON ({err}); re-create it with `{spec.command}`") from None
-    return validate(raw, path)
+    return validate(_read(path, spec), path)
+
+
+def add_data_hash(path) -> bool:
+    """Add ``data_sha256`` to the record at ``path``, written before records carried it, and
+    change nothing else: the file is rewritten (atomically) with that one line added before
+    ``"data"``, every other byte as it was.  Returns ``True`` if it added the field, ``False``
+    if the record has it already (and valid).  It certifies the data as they are now: run it
+    only on a record whose data are as its producer wrote them (for a committed record:
+    unchanged since it was committed).  Raises :class:`ResultError` naming the file if it is
+    not a valid record but for the missing field, or not laid out as :func:`save` writes, so
+    that the field cannot be added without rewriting more than one line."""
+    path = Path(path)
+    if path.stem not in RESULTS:
+        raise ResultError(f"{path}: not the file of a record (names are {sorted(RESULTS)})")
+    text = path.read_text()
+    raw = _read(path, RESULTS[path.stem])
+    if not isinstance(raw, dict):
+        raise _invalid(path, "not a JSON object")
+    if "data_sha256" in raw:
+        validate(raw, path)
+        return False
+    if json.dumps(raw, indent=1, allow_nan=False) + "\n" != text or "data" not in raw:
+        raise _invalid(
+            path,
+            "not laid out as save writes a record: its data hash cannot be added without "
+            "rewriting the file; re-create it",
+        )
+    new = {}
+    for key, value in raw.items():
+        if key == "data":
+            new["data_sha256"] = data_hash(value)
+        new[key] = value
+    validate(new, path)
+    write_atomic(path, json.dumps(new, indent=1, allow_nan=False) + "\n")
+    return True
 
 
 # --------------------------------------------------------------------------------------------
@@ -580,58 +712,263 @@ def _slug(unit: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", unit) + "-" + hashlib.sha1(unit.encode()).hexdigest()[:8]
 
 
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used as it is (the message names the folder or file, what
+    is wrong and how to proceed), or a lock on a record held by another run."""
+
+
+class _Lock:
+    """An exclusive ``fcntl.flock`` on the file ``path``, taken at once or not at all: a
+    holder in another process makes :class:`CheckpointError` with the message ``busy(lock)``,
+    ``lock`` naming ``path`` and its holder's process id.  Within one process runs are
+    sequential, so a new lock on a path this process already holds takes it over (the run
+    that held it ended without releasing it, e.g. by an exception whose traceback keeps its
+    checkpoint alive).  The kernel releases it when its holder dies, so a killed run leaves no
+    lock behind; a released lock's file is removed (while still locked, so that whoever opened
+    it in the meantime sees it gone and opens the new one)."""
+
+    _held_here: dict = {}  # real path -> the _Lock of this process holding it
+
+    def __init__(self, path: Path, busy):
+        self.path = path
+        self._key = os.path.realpath(path)
+        previous = _Lock._held_here.get(self._key)
+        if previous is not None:
+            previous.release()
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                try:
+                    holder = path.read_text().strip()
+                except OSError:
+                    holder = ""
+                held = f" (process {holder})" if holder.isdigit() else ""
+                raise CheckpointError(busy(f"{path}{held}")) from None
+            except BaseException:
+                os.close(fd)
+                raise
+            try:
+                current = os.path.samestat(os.fstat(fd), os.stat(path))
+            except FileNotFoundError:
+                current = False
+            if current:
+                break
+            os.close(fd)  # locked a file its holder had just released and removed: again
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        _Lock._held_here[self._key] = self
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        if _Lock._held_here.get(self._key) is self:
+            del _Lock._held_here[self._key]
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            os.close(self._fd)
+            self._fd = None
+
+
+_UNIT_FIELDS = ("unit", "run_id", "sha256", "result")
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove ``path`` and what it holds; what is already gone (removed by another process
+    meanwhile) is no error."""
+    try:
+        entries = list(os.scandir(path))
+    except FileNotFoundError:
+        return
+    except NotADirectoryError:
+        path.unlink(missing_ok=True)
+        return
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            _remove_tree(Path(entry.path))
+        else:
+            Path(entry.path).unlink(missing_ok=True)
+    try:
+        path.rmdir()
+    except FileNotFoundError:
+        pass
+
+
 class Checkpoint:
     """The finished units of one run of ``name``: ``<directory>/<name>.partial/``.
 
-    ``meta.json`` holds the run's scale, configuration and code hash; each finished unit is one
-    atomically written JSON file.  Opening a checkpoint of a different configuration or code
-    raises ``ValueError`` saying why, so a resumed run never mixes two runs.
+    Opening one takes the lock ``<directory>/<name>.lock`` (held until :meth:`close` or
+    :meth:`remove`, or the end of a ``with`` block; a killed process's lock goes with it): a
+    second run of ``name`` on the same folder raises :class:`CheckpointError` at once, naming
+    the folder and the lock.  ``meta.json`` holds the run's scale, configuration, code hash
+    and run id (a random uuid, new for each fresh run); each finished unit is one atomically
+    written JSON file ``{"unit", "run_id", "sha256", "result"}``, ``sha256`` being
+    :func:`data_hash` of ``{"unit", "result"}``.  :class:`CheckpointError`, saying why and
+    how to proceed, is raised for:
+
+    - a checkpoint of a different configuration or code (``resume=True``), or any checkpoint
+      when ``resume`` is false: a resumed run never mixes two runs;
+    - a checkpoint folder without its ``meta.json`` (not a checkpoint this run can trust);
+    - a unit file that is not valid strict JSON, not such an object, holds a unit under
+      another unit's file name, carries another run id, or whose content does not match its
+      ``sha256`` (edited or damaged): :meth:`done` names it and refuses it rather than
+      recompute it, since its unit might have been changed by hand; removing that file makes
+      ``--resume`` compute its unit again;
+    - :meth:`add` to a checkpoint folder that another process removed (it is not re-created).
     """
 
     def __init__(self, name, directory, *, scale, config, resume):
         spec = _spec(name)
-        self.folder = Path(directory) / f"{name}.partial"
-        self.meta = {
-            "name": name,
-            "scale": scale,
-            "config": config,
-            "source_hash": source_hash(spec.producers),
-        }
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.name = name
+        self.folder = directory / f"{name}.partial"
+        self._lock = _Lock(
+            directory / f"{name}.lock",
+            lambda lock: (
+                f"another run of {name} is writing to {directory}: it holds the lock {lock}; "
+                "wait for it to finish, or write this run elsewhere (--out DIR)"
+            ),
+        )
+        try:
+            self.meta = self._open(
+                {
+                    "name": name,
+                    "scale": scale,
+                    "config": config,
+                    "source_hash": source_hash(spec.producers),
+                },
+                resume,
+            )
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _open(self, meta, resume) -> dict:
         meta_path = self.folder / "meta.json"
-        if meta_path.is_file():
-            if not resume:
-                raise ValueError(
-                    f"an interrupted run of {name} is saved in {self.folder}: pass --resume to "
-                    "finish it, or remove that folder to start over"
+        start_over = f"remove the folder {self.folder} to start over"
+        if not self.folder.exists() and not self.folder.is_symlink():
+            self.folder.mkdir()
+            meta = dict(meta, run_id=uuid.uuid4().hex)
+            text = json.dumps(meta, indent=1, allow_nan=False) + "\n"
+            write_atomic(meta_path, text, parents=False)
+            return meta
+        if not self.folder.is_dir():
+            raise CheckpointError(f"{self.folder} is in the way of the checkpoint: {start_over}")
+        if not meta_path.is_file():
+            raise CheckpointError(
+                f"{self.folder} has no meta.json, so nothing says which run its units belong "
+                f"to (a run that did not start, or files put there by hand): {start_over}"
+            )
+        if not resume:
+            raise CheckpointError(
+                f"an interrupted run of {self.name} is saved in {self.folder}: pass --resume to "
+                f"finish it, or {start_over}"
+            )
+        try:
+            old = parse_json(meta_path.read_text())
+        except (ValueError, UnicodeDecodeError) as err:
+            raise CheckpointError(f"{meta_path}: not valid JSON ({err}); {start_over}") from None
+        if not isinstance(old, dict) or not isinstance(old.get("run_id"), str) or not old["run_id"]:
+            raise CheckpointError(
+                f"{meta_path}: not a checkpoint's meta.json with a run id (written by hand, or by "
+                f"an older cotbook whose units carry no run id and hash): {start_over}"
+            )
+        for key in ("name", "scale", "config", "source_hash"):
+            if old.get(key) != meta[key]:
+                what = "code" if key == "source_hash" else key
+                raise CheckpointError(
+                    f"cannot resume {self.folder}: it was written with a different {what} "
+                    f"({start_over})"
                 )
-            try:
-                old = json.loads(meta_path.read_text())
-            except ValueError as err:
-                raise ValueError(f"{meta_path}: not valid JSON ({err})") from None
-            for key in ("scale", "config", "source_hash"):
-                if old.get(key) != self.meta[key]:
-                    what = "code" if key == "source_hash" else key
-                    raise ValueError(
-                        f"cannot resume {self.folder}: it was written with a different {what} "
-                        "(remove that folder to start over)"
-                    )
-        else:
-            write_atomic(meta_path, json.dumps(self.meta, indent=1) + "\n")
+        return dict(meta, run_id=old["run_id"])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _held(self):
+        if not self._lock.held:
+            raise CheckpointError(f"the checkpoint {self.folder} was closed")
+
+    def _unit(self, path):
+        """The ``(unit, result)`` of the unit file ``path``, checked."""
+
+        def damaged(what):
+            return CheckpointError(
+                f"{path}: {what}. The unit is not used: remove that file to compute it again "
+                f"(--resume), or remove the folder {self.folder} to start over"
+            )
+
+        try:
+            entry = parse_json(path.read_text())
+        except (ValueError, UnicodeDecodeError) as err:
+            raise damaged(f"not valid JSON ({err})") from None
+        if not isinstance(entry, dict) or sorted(entry) != sorted(_UNIT_FIELDS):
+            raise damaged(f"not a unit of a checkpoint (a JSON object of {list(_UNIT_FIELDS)})")
+        unit = entry["unit"]
+        if not all(isinstance(entry[k], str) for k in ("unit", "run_id", "sha256")):
+            raise damaged("its unit, run_id and sha256 must be strings")
+        if entry["run_id"] != self.meta["run_id"]:
+            raise damaged(
+                f"it belongs to the run {entry['run_id']!r}, not to this checkpoint's run "
+                f"{self.meta['run_id']!r}"
+            )
+        if path.name != f"unit-{_slug(unit)}.json":
+            raise damaged(f"it holds the unit {unit!r}, whose file is unit-{_slug(unit)}.json")
+        if data_hash({"unit": unit, "result": entry["result"]}) != entry["sha256"]:
+            raise damaged(
+                "its content does not have the SHA-256 written with it: it was edited or "
+                "damaged after it was saved"
+            )
+        return unit, entry["result"]
 
     def done(self) -> dict:
-        """``{unit: result}`` of the units finished so far."""
+        """``{unit: result}`` of the units finished so far, each checked (see the class)."""
+        self._held()
         out = {}
         for path in sorted(self.folder.glob("unit-*.json")):
-            try:
-                entry = json.loads(path.read_text())
-            except ValueError as err:
-                raise ValueError(f"{path}: not valid JSON ({err})") from None
-            out[entry["unit"]] = entry["result"]
+            unit, result = self._unit(path)
+            out[unit] = result
         return out
 
     def add(self, unit, result) -> None:
-        entry = {"unit": unit, "result": result}
-        write_atomic(self.folder / f"unit-{_slug(unit)}.json", json.dumps(entry, allow_nan=False))
+        """Save the finished ``unit`` (its ``result`` JSON without NaN)."""
+        self._held()
+        entry = {
+            "unit": unit,
+            "run_id": self.meta["run_id"],
+            "sha256": data_hash({"unit": unit, "result": result}),
+            "result": result,
+        }
+        path = self.folder / f"unit-{_slug(unit)}.json"
+        try:
+            write_atomic(path, json.dumps(entry, allow_nan=False), parents=False)
+        except FileNotFoundError:
+            raise CheckpointError(
+                f"the checkpoint {self.folder} was removed while this run was writing to it "
+                f"(by hand, or by another process): the unit {unit!r} is lost; run again"
+            ) from None
+
+    def close(self) -> None:
+        """Release the lock, keeping the checkpoint (for ``--resume``)."""
+        self._lock.release()
 
     def remove(self) -> None:
-        shutil.rmtree(self.folder)
+        """Remove the checkpoint (files another process removed already are no error) and
+        release the lock."""
+        self._held()
+        try:
+            _remove_tree(self.folder)
+        finally:
+            self._lock.release()

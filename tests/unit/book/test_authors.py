@@ -215,6 +215,7 @@ def _forged(tmp_path, monkeypatch, path, change):
         entry["content"] = base64.b64encode(data).decode()
     entry["blob"] = results.git_blob_id(data)
     monkeypatch.setitem(authors_release.MANIFEST, path, entry["blob"])
+    raw["data_sha256"] = results.data_hash(raw["data"])  # a consistent forgery
     (tmp_path / f"{authors_release.NAME}.json").write_text(json.dumps(raw))
     return tmp_path
 

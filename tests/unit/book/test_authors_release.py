@@ -94,8 +94,9 @@ def _altered_copy(tmp_path, committed, path, change, *, recompute_blob=False):
         entry["content"] = data.decode("utf-8")
     else:
         entry["content"] = base64.b64encode(data).decode("ascii")
-    if recompute_blob:
+    if recompute_blob:  # a consistent forgery: every hash the record carries recomputed
         entry["blob"] = results.git_blob_id(data)
+        raw["data_sha256"] = results.data_hash(raw["data"])
     (tmp_path / f"{NAME}.json").write_text(json.dumps(raw, indent=1))
     return tmp_path
 

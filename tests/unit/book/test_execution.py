@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -299,44 +300,159 @@ def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path,
     assert again["workers=2"]["wall_s"] != first["workers=2"] and not partial.exists()
 
 
-def test_a_scheduler_that_never_answers_is_refused_within_the_deadline(monkeypatch):
-    """A listener that accepts the connection and never replies (the handshake used to hang
-    for minutes), and one that answers in another protocol."""
-    import socket
-    import threading
 
-    monkeypatch.setattr(execution, "CONNECT_TIMEOUT_S", 2)
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen(8)
-    chatty = socket.socket()
-    chatty.bind(("127.0.0.1", 0))
-    chatty.listen(8)
+# ---- issue 32, item 5: checkpoints a run must not take over, at the level of run_study ------
+# A toy study (no computing) saved under a registered name.
+TOY = "theory_accuracy"
+_TOY = """
+class Toy:
+    def __init__(self, seed=0):
+        self.seed = seed
 
-    def answer_http():
-        while True:
-            try:
-                conn, _ = chatty.accept()
-            except OSError:
-                return
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" * 64)
+    def units(self):
+        return ["a", "b", "c"]
 
-    threading.Thread(target=answer_http, daemon=True).start()
+    def to_dict(self):
+        return {"seed": self.seed}
+
+
+def toy_unit(spec, unit, pause=0.0):
+    import time
+
+    time.sleep(pause)
+    return {"seed": spec.seed, "unit": unit, "seconds": pause}
+
+
+def toy_assemble(spec, done):
+    return {"units": done}, {u: r["seconds"] for u, r in done.items()}
+"""
+_namespace = {}
+exec(_TOY, _namespace)
+Toy, toy_unit, toy_assemble = (_namespace[k] for k in ("Toy", "toy_unit", "toy_assemble"))
+
+
+@pytest.fixture
+def toy_code(monkeypatch):
+    """The toy's code hash, without hashing the theory modules its record name stands for
+    (execution caches the hash it gives each unit: patched too)."""
+    monkeypatch.setattr(results, "source_hash", lambda modules: "0123456789abcdef")
+    monkeypatch.setattr(execution, "_source_hash", lambda producers: "0123456789abcdef")
+
+
+def _toy(out, seed=0, run_unit=toy_unit, **kw):
+    return runner.run_study(
+        TOY, "tiny", Toy(seed), run_unit, toy_assemble, out=out, progress=False, **kw
+    )
+
+
+def _stops_after(n):
+    """A unit function that finishes ``n`` units, then is interrupted (Ctrl-C)."""
+    ran = []
+
+    def run_unit(spec, unit):
+        if len(ran) == n:
+            raise KeyboardInterrupt
+        ran.append(unit)
+        return toy_unit(spec, unit)
+
+    return run_unit
+
+
+def _never(spec, unit):
+    pytest.fail(f"the unit {unit} was computed")
+
+
+def test_a_fresh_run_does_not_take_over_a_folder_without_meta_json(tmp_path, toy_code):
+    """Fault 1: a seed-1 run interrupted, its meta.json lost; a fresh seed-0 run saved a record
+    that said seed 0 and held the seed-1 unit. Now it is refused, naming the folder."""
+    with pytest.raises(KeyboardInterrupt):
+        _toy(tmp_path, seed=1, run_unit=_stops_after(1))
+    partial = tmp_path / f"{TOY}.partial"
+    (partial / "meta.json").unlink()
+    for resume in (False, True):
+        with pytest.raises(ValueError, match="has no meta.json") as err:
+            _toy(tmp_path, seed=0, run_unit=_never, resume=resume)
+        assert str(partial) in str(err.value)
+    assert not (tmp_path / f"{TOY}.json").exists()
+
+
+_TOY_RUN = _TOY + textwrap.dedent(
+    """
+    import sys
+    import time
+    from pathlib import Path
+    from cotbook.book import results, runner
+
+    results.source_hash = lambda modules: "0123456789abcdef"  # as the fixture toy_code
+    out, go = Path(sys.argv[1]), Path(sys.argv[2])
+    print("ready", flush=True)
+    while not go.exists():
+        time.sleep(0.001)
     try:
-        for server in (silent, chatty):
-            address = "tcp://127.0.0.1:%d" % server.getsockname()[1]
-            start = time.monotonic()
-            with pytest.raises(ValueError, match="cannot be reached within 2 s"):
-                with execution.open_engine(scheduler=address):
-                    pass
-            assert time.monotonic() - start < 5
-    finally:
-        silent.close()
-        chatty.close()
+        runner.run_study(
+            "theory_accuracy", "tiny", Toy(), lambda spec, unit: toy_unit(spec, unit, 0.5),
+            toy_assemble, out=out, resume=True, progress=False,
+        )
+    except ValueError as err:
+        print("refused:", err, flush=True)
+        sys.exit(3)
+    print("saved", flush=True)
+    """
+)
 
 
-def test_a_local_cluster_serves_its_dashboard_on_this_machine_only():
-    with execution.open_engine(workers=1) as engine:
-        server = engine._client.cluster.scheduler.services["dashboard"]  # tornado's HTTPServer
-        addresses = {s.getsockname()[0] for s in server._sockets.values()}
-    assert addresses and addresses <= {"127.0.0.1"}
+def test_two_concurrent_resumes_one_runs_the_other_is_refused_at_once(tmp_path, toy_code):
+    """Fault 2: two `--resume` started together on one folder both ran, and one crashed in
+    Checkpoint.remove (5 of 5). Now one runs and the other is refused at once, naming the
+    folder and the lock; the record is the one run's."""
+    with pytest.raises(KeyboardInterrupt):
+        _toy(tmp_path, run_unit=_stops_after(1))
+    for lock in list(results._Lock._held_here.values()):
+        lock.release()  # the interrupted run's process ended: its lock went with it
+    go = tmp_path / "go"
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _TOY_RUN, str(tmp_path), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        for _ in range(2)
+    ]
+    for run in runs:
+        assert run.stdout.readline() == "ready\n"
+    go.touch()
+    outcomes = [(run.wait(60), run.stdout.read(), run.stderr.read()) for run in runs]
+    codes = sorted(code for code, _, _ in outcomes)
+    assert codes == [0, 3], outcomes
+    refused = next(out for code, out, _ in outcomes if code == 3)
+    assert f"writing to {tmp_path}: it holds the lock {tmp_path / TOY}.lock" in refused
+    assert "Traceback" not in "".join(err for _, _, err in outcomes)
+    record = results.load(TOY, directory=tmp_path)
+    assert sorted(record.data["units"]) == ["a", "b", "c"]
+    assert not (tmp_path / f"{TOY}.partial").exists() and not (tmp_path / f"{TOY}.lock").exists()
+
+
+@pytest.mark.parametrize(
+    ("damage", "what"),
+    [
+        (lambda text: '"a string"', "not a unit of a checkpoint"),
+        (lambda text: text.replace('"seed": 0', '"seed": 5'), "does not have the SHA-256"),
+    ],
+    ids=["a JSON string (fault 3)", "an edited unit (fault 4)"],
+)
+def test_resume_refuses_a_damaged_or_edited_unit_by_name(tmp_path, toy_code, damage, what):
+    """Fault 3: a unit file holding a JSON string crashed --resume with TypeError; fault 4: an
+    edited unit was resumed without notice. Both are refused, naming the file; removing it
+    makes --resume compute that unit again."""
+    with pytest.raises(KeyboardInterrupt):
+        _toy(tmp_path, run_unit=_stops_after(2))
+    (unit,) = (tmp_path / f"{TOY}.partial").glob("unit-a-*.json")
+    unit.write_text(damage(unit.read_text()))
+    with pytest.raises(ValueError, match=what) as err:
+        _toy(tmp_path, run_unit=_never, resume=True)
+    assert str(unit) in str(err.value) and "remove that file" in str(err.value)
+    unit.unlink()
+    _toy(tmp_path, resume=True)
+    assert results.load(TOY, directory=tmp_path).data["units"]["a"]["seed"] == 0

@@ -1,5 +1,6 @@
 """Result records: atomic, validated, provenanced, never overwritten by a cheap run."""
 
+import hashlib
 import json
 import os
 import signal
@@ -178,6 +179,7 @@ def test_a_written_file_is_readable_as_open_would_make_it(tmp_path):
 def test_checkpoint_resumes_only_the_same_run(tmp_path):
     ck = results.Checkpoint(NAME, tmp_path, scale="tiny", config={"a": 1}, resume=False)
     ck.add("p/D=20", {"mean": [1.0]})
+    ck.close()  # the run ends (interrupted): its lock goes
     with pytest.raises(ValueError, match="pass --resume"):
         results.Checkpoint(NAME, tmp_path, scale="tiny", config={"a": 1}, resume=False)
     with pytest.raises(ValueError, match="different config"):
@@ -186,6 +188,244 @@ def test_checkpoint_resumes_only_the_same_run(tmp_path):
     assert again.done() == {"p/D=20": {"mean": [1.0]}}
     again.remove()
     assert not (tmp_path / f"{NAME}.partial").exists()
+
+
+# ---- issue 32, item 5: the data faults ----------------------------------------------------
+def _checkpoint(directory, resume=False, config=None):
+    return results.Checkpoint(
+        NAME, directory, scale="tiny", config=config or {"seed": 0}, resume=resume
+    )
+
+
+def test_a_checkpoint_folder_without_its_meta_json_is_refused(tmp_path):
+    """Fault 1: a folder without meta.json was taken over by a fresh run of another seed,
+    whose record then held the first seed's units."""
+    other = _checkpoint(tmp_path, config={"seed": 1})
+    other.add("p/D=20", {"seed": 1})
+    other.close()
+    (other.folder / "meta.json").unlink()
+    for resume in (False, True):
+        with pytest.raises(ValueError, match="has no meta.json") as err:
+            _checkpoint(tmp_path, resume=resume)
+        assert str(other.folder) in str(err.value) and "remove the folder" in str(err.value)
+    kept = [f"unit-{results._slug('p/D=20')}.json"]
+    assert sorted(p.name for p in other.folder.iterdir()) == kept  # nothing taken over
+    assert not (tmp_path / f"{NAME}.lock").exists()  # the refused runs let go of the lock
+
+
+def test_a_removed_checkpoint_folder_is_not_re_created(tmp_path):
+    """Fault 1, second form: a unit written after another run removed the folder re-created it
+    (write_atomic made the parents), a folder with units and no meta.json."""
+    ck = _checkpoint(tmp_path)
+    ck.add("a", {"x": 1})
+    for path in ck.folder.iterdir():  # what another run's remove did
+        path.unlink()
+    ck.folder.rmdir()
+    with pytest.raises(ValueError, match="was removed while this run was writing") as err:
+        ck.add("b", {"x": 2})
+    assert str(ck.folder) in str(err.value) and not ck.folder.exists()
+    ck.remove()  # nothing left to remove: no error (fault 2)
+
+
+def test_a_new_checkpoint_in_the_same_process_takes_over_its_lock(tmp_path):
+    """Runs in one process are sequential: a run that ended by an exception (its checkpoint
+    kept alive by the traceback) does not lock out the next one there; another process is
+    refused (test_a_run_holding_the_folder_in_another_process_keeps_a_second_one_out)."""
+    first = _checkpoint(tmp_path)
+    first.add("a", {"x": 1})
+    other = results.Checkpoint("attention_grid", tmp_path, scale="tiny", config={}, resume=False)
+    other.remove()  # another record in the same folder is not locked out either
+    with _checkpoint(tmp_path, resume=True) as again:
+        assert again.done() == {"a": {"x": 1}}
+        with pytest.raises(ValueError, match="was closed"):
+            first.add("b", {"x": 2})  # the run it took over can no longer write
+    assert not (tmp_path / f"{NAME}.lock").exists()
+    with pytest.raises(ValueError, match="was closed"):
+        again.done()
+
+
+_HOLDER = textwrap.dedent(
+    """
+    import sys
+    from cotbook.book import results
+    ck = results.Checkpoint(
+        "theory_vs_simulation", sys.argv[1], scale="tiny", config={"seed": 0}, resume=True
+    )
+    ck.add("a", {"x": 1})
+    print("holding", flush=True)
+    sys.stdin.read()
+    """
+)
+
+
+def test_a_run_holding_the_folder_in_another_process_keeps_a_second_one_out(tmp_path):
+    """Fault 2: two concurrent --resume on one folder both ran (one crashed in remove). The
+    second now fails at once; the lock goes with its holder, even one killed with -9."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(tmp_path)], stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline() == "holding\n"
+        with pytest.raises(ValueError, match=f"holds the lock .*process {holder.pid}"):
+            _checkpoint(tmp_path, resume=True)
+    finally:
+        holder.kill()
+        holder.wait()
+    with _checkpoint(tmp_path, resume=True) as ck:
+        assert ck.done() == {"a": {"x": 1}}
+        ck.remove()
+    assert not ck.folder.exists() and not (tmp_path / f"{NAME}.lock").exists()
+
+
+def test_remove_tolerates_files_another_process_removed(tmp_path):
+    """Fault 2: Checkpoint.remove crashed (FileNotFoundError) when another run had removed the
+    folder first."""
+    ck = _checkpoint(tmp_path)
+    ck.add("a", {"x": 1})
+    for path in ck.folder.iterdir():
+        path.unlink()
+    ck.folder.rmdir()
+    ck.remove()
+    assert not ck.folder.exists()
+
+
+def _unit_file(ck, unit):
+    return ck.folder / f"unit-{results._slug(unit)}.json"
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ('"a string"', "not a unit of a checkpoint"),  # crashed --resume with TypeError
+        ("[1, 2]", "not a unit of a checkpoint"),
+        ('{"unit": "a", "result": {"x": 1}}', "not a unit of a checkpoint"),
+        ('{"unit": "a", "run_id"', "not valid JSON"),
+        ('{"unit": "a", "unit": "a"}', "not valid JSON .*'unit' appears twice"),
+        ('{"unit": "a", "run_id": "r", "sha256": "s", "result": NaN}', "NaN is not a JSON"),
+        ('{"unit": 1, "run_id": "r", "sha256": "s", "result": 1}', "must be strings"),
+    ],
+)
+def test_a_damaged_unit_file_is_refused_by_name(tmp_path, text, what):
+    """Fault 3: every unit file is validated when a run resumes; a damaged one is named and
+    refused (not recomputed silently: removing the file is how to recompute it)."""
+    with _checkpoint(tmp_path) as ck:
+        ck.add("a", {"x": 1})
+        ck.add("b", {"x": 2})
+    path = _unit_file(ck, "a")
+    path.write_text(text)
+    with _checkpoint(tmp_path, resume=True) as again:
+        with pytest.raises(ValueError, match=what) as err:
+            again.done()
+    assert str(path) in str(err.value) and "remove that file to compute it again" in str(err.value)
+    path.unlink()
+    with _checkpoint(tmp_path, resume=True) as again:
+        assert again.done() == {"b": {"x": 2}}  # the unit left to compute again
+
+
+def test_an_edited_or_foreign_unit_is_refused_by_name(tmp_path):
+    """Fault 4: each unit file carries its checkpoint's run id and the SHA-256 of its content;
+    an edited unit, one copied from another run of the same configuration, or one put under
+    another unit's name is refused, naming the file."""
+    with _checkpoint(tmp_path / "one") as ck:
+        ck.add("a", {"x": [1.0, 2.0]})
+        ck.add("b", {"x": [3.0]})
+    entry = json.loads(_unit_file(ck, "a").read_text())
+    assert set(entry) == {"unit", "run_id", "sha256", "result"}
+    assert entry["run_id"] == json.loads((ck.folder / "meta.json").read_text())["run_id"]
+    assert entry["sha256"] == results.data_hash({"unit": "a", "result": {"x": [1.0, 2.0]}})
+    original = _unit_file(ck, "a").read_text()
+    with _checkpoint(tmp_path / "two") as other:  # same configuration, another run
+        other.add("a", {"x": [1.0, 2.0]})
+    foreign = _unit_file(other, "a").read_text()
+    b = _unit_file(ck, "b").read_text()
+    for text, what in [
+        (original.replace("2.0", "2.5"), "does not have the SHA-256 written with it"),
+        (foreign, f"belongs to the run '{json.loads(foreign)['run_id']}'"),
+        (b, "holds the unit 'b', whose file is unit-b-"),
+    ]:
+        _unit_file(ck, "a").write_text(text)
+        with _checkpoint(tmp_path / "one", resume=True) as again:
+            with pytest.raises(ValueError, match=what) as err:
+                again.done()
+        assert str(_unit_file(ck, "a")) in str(err.value)
+    _unit_file(ck, "a").write_text(original)
+    with _checkpoint(tmp_path / "one", resume=True) as again:
+        assert again.done() == {"a": {"x": [1.0, 2.0]}, "b": {"x": [3.0]}}
+
+
+def test_a_record_whose_data_were_edited_is_refused(tmp_path):
+    """Fault 5: a record carries the SHA-256 of its data written at save, checked at load."""
+    path = _save(tmp_path, data={"x": [1.0, 2.5]})
+    saved = path.read_text()
+    path.write_text(saved.replace("2.5", "2.6"))
+    with pytest.raises(results.ResultError, match="data do not have the SHA-256") as err:
+        results.load(NAME, directory=tmp_path)
+    assert str(path) in str(err.value) and "re-create it with `python -m cotbook" in str(err.value)
+    raw = json.loads(saved)
+    assert list(raw)[-2:] == ["data_sha256", "data"]
+    assert raw["data_sha256"] == results.data_hash({"x": [1.0, 2.5]})
+    path.write_text(saved)
+    assert results.load(NAME, directory=tmp_path).data_sha256 == raw["data_sha256"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "what"),
+    [
+        (lambda t: t.replace('"data": {', '"data": {"x": [7.0], ', 1), "'x' appears twice"),
+        (lambda t: t.replace('"name"', '"scale": "paper", "name"', 1), "'scale' appears twice"),
+        (lambda t: t.replace("2.5", "NaN"), "NaN is not a JSON number"),
+        (lambda t: t.replace("2.5", "-Infinity"), "-Infinity is not a JSON number"),
+        (lambda t: t.replace("1.0", "Infinity"), "Infinity is not a JSON number"),
+    ],
+    ids=["duplicate key in data", "duplicate field", "NaN", "-Infinity", "Infinity"],
+)
+def test_non_json_numbers_and_duplicate_keys_are_refused(tmp_path, edit, what):
+    """Fault 5: Python's json reads NaN/Infinity and keeps the last of two equal keys; a
+    record is read strictly (the duplicate 'x' above leaves the data and their hash as they
+    were: only the strict reader sees it)."""
+    path = _save(tmp_path, data={"x": [1.0, 2.5]})
+    path.write_text(edit(path.read_text()))
+    with pytest.raises(results.ResultError, match=f"not valid JSON .*{what}") as err:
+        results.load(NAME, directory=tmp_path)
+    assert str(path) in str(err.value)
+
+
+def test_a_record_must_have_data(tmp_path):
+    """Fault 5: ``data = {}`` (its hash correct) is refused on load, and never saved."""
+    path = _save(tmp_path)
+    raw = json.loads(path.read_text())
+    raw["data"], raw["data_sha256"] = {}, hashlib.sha256(b"{}").hexdigest()  # the hash of {}
+    path.write_text(json.dumps(raw, indent=1))
+    with pytest.raises(results.ResultError, match="its data are empty") as err:
+        results.load(NAME, directory=tmp_path)
+    assert str(path) in str(err.value)
+    for data in ({}, [1.0], {"x": float("nan")}):
+        with pytest.raises(ValueError, match="data must be"):
+            results.save(NAME, scale="book", config={}, data=data, timings={}, directory=tmp_path)
+    assert json.loads(path.read_text())["data"] == {}  # nothing written
+
+
+def test_add_data_hash_migrates_a_record_written_before_the_field(tmp_path):
+    """A record of before ``data_sha256`` is refused, naming the migration; add_data_hash adds
+    the one line save writes today and touches nothing else."""
+    path = _save(tmp_path, data={"x": [1.0, 2.5], "y": {"b": 1, "a": [True, None, "s"]}})
+    today = path.read_bytes()
+    raw = json.loads(today)
+    del raw["data_sha256"]
+    path.write_text(json.dumps(raw, indent=1) + "\n")
+    with pytest.raises(results.ResultError, match="missing field 'data_sha256'.*add_data_hash"):
+        results.load(NAME, directory=tmp_path)
+    assert results.add_data_hash(path) is True
+    assert path.read_bytes() == today
+    assert results.add_data_hash(path) is False and path.read_bytes() == today
+    assert results.load(NAME, directory=tmp_path).data == raw["data"]
+    path.write_text(json.dumps(raw) + "\n")  # not as save lays a record out
+    with pytest.raises(results.ResultError, match="not laid out as save writes"):
+        results.add_data_hash(path)
+    path.write_text(today.decode().replace("2.5", "2.6"))  # has the field: checked, kept
+    with pytest.raises(results.ResultError, match="data do not have the SHA-256"):
+        results.add_data_hash(path)
 
 
 def test_check_writable(tmp_path):
