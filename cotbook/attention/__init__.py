@@ -12,16 +12,20 @@ Modules (each has one job):
 - :mod:`.versus_theory` -- trained linear attention against Result 1, quantitatively.
 - :mod:`.structure` -- what fully learned linear attention learns (Appendix A figure).
 - :mod:`.softmax_study` -- what trained softmax attention learns, and the untried protocols.
+- :mod:`.released` -- the paper authors' released runs against the stated protocol and theory.
+- :mod:`.protocol` -- the authors' released protocol run by this layer, several trials a cell.
 """
 
-from . import grid, layer, regimes, softmax_study, structure, versus_theory
+from . import grid, layer, protocol, regimes, released, softmax_study, structure, versus_theory
 from .layer import *  # noqa: F403  (the layer's public names are this wing's face)
 from .layer import __all__ as _layer_all
 
 __all__ = [
     "grid",
     "layer",
+    "protocol",
     "regimes",
+    "released",
     "softmax_study",
     "structure",
     "versus_theory",

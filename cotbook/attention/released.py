@@ -1,0 +1,436 @@
+"""The paper authors' released runs read against the paper's stated protocol, the theory and
+their own spread.
+
+The authors released the measurements behind their Figure 2 and Appendix A figure
+(``taka255/cot_asymptotics`` at ``1ed6569``; parsed by :mod:`cotbook.book.authors`).  This
+module holds what the book computes from them, on plain numbers and arrays (it never reads the
+record itself): which stated protocol each run departs from, and where (:func:`protocol_of`,
+:func:`mismatches`); how far two runs on the same seeds lie apart (:func:`factor_apart`);
+which trials of a cell fall into separate groups (:func:`split_trials`); the smallest context
+length at which a heatmap leaves a regime (:func:`first_departure`); and how much a
+single-seed heatmap cell owes to its one test set (:func:`fresh_test_sets`,
+:func:`per_task_errors`, :func:`carriers`, :func:`set_summary`), with the authors' linear
+heatmap protocol in the book's trainer (:data:`cotbook.attention.protocol.RELEASED_SETTINGS`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+from .. import _checks
+from . import layer, softmax_study
+
+__all__ = [
+    "FIGURE2_STATED",
+    "APPENDIX_A_STATED",
+    "FIELDS",
+    "protocol_of",
+    "mismatches",
+    "describe",
+    "factor_apart",
+    "GAP",
+    "Split",
+    "split_trials",
+    "level",
+    "first_departure",
+    "train_one",
+    "fresh_test_sets",
+    "per_task_errors",
+    "carriers",
+    "SetSummary",
+    "set_summary",
+]
+
+FIGURE2_STATED = {
+    "lam": 1e-5,
+    "steps": 3000,
+    "batch": 300,
+    "mask": "history_cot",
+    "trials": 5,
+    "eval_tasks": 4096,
+    "depth": 20,
+    "noise_sd": 0.0,
+    "marker": "estimate token",
+}
+"""The protocol the paper states for Figure 2 (caption: "lambda = 1e-5, sigma^2 = 0", 5
+trials, heatmaps at t = 20; appendix "Experimental details": 3000 Adam steps, minibatch 300,
+the full-history mask, 4096 test tasks; Section 3's prompt: the marker 1 on estimate tokens
+only), in the authors' vocabulary (``"history_cot"`` is the paper's mask, ``"data_only"`` the
+examples-only one)."""
+
+APPENDIX_A_STATED = {
+    "lam": 1e-3,
+    "noise_sd": 0.1,
+    "steps": 3000,
+    "batch": 300,
+    "marker": "estimate token",
+}
+"""The protocol the paper states for its Appendix A figure: ``lambda = 1e-3, sigma = 0.1``
+(caption; ``sigma`` read as the label noise's standard deviation), and the setup of the
+appendix "Experimental details", to which Appendix A refers (3000 steps, minibatch 300; the
+mask does not enter: training prompts hold one estimate token, which is the query).  No ``D``:
+the caption states none (the experimental details' ``D = 50`` is stated for the Section 6
+experiments)."""
+
+FIELDS = {
+    "lam": "lambda",
+    "steps": "steps",
+    "batch": "batch",
+    "mask": "mask",
+    "trials": "trials",
+    "eval_tasks": "test tasks",
+    "depth": "heatmap depth",
+    "noise_sd": "label-noise sd",
+    "marker": "marker on",
+}
+"""The protocol fields, and their names in text (:func:`describe`)."""
+
+
+def protocol_of(config, *, depth=None, noise_sd=0.0, early_marker=False) -> dict:
+    """A released run's protocol in the fields of :data:`FIGURE2_STATED`.
+
+    Parameters
+    ----------
+    config : object
+        The run's configuration, with attributes ``lam``, ``data_weight``, ``steps``,
+        ``batch``, ``mask``, ``trials``, ``eval_tasks`` (as
+        :class:`cotbook.book.authors.RunConfig`).
+    depth : int, optional
+        The depth its heatmap is drawn at (``None``: not a heatmap; no ``"depth"`` field).
+    noise_sd : float
+        The standard deviation of its label noise (the released runs have none).
+    early_marker : bool
+        Whether it puts the marker value 1 on every token, examples included (the authors'
+        runs before 2026-04-17), rather than on estimate tokens only.
+
+    Returns
+    -------
+    dict
+        ``lam`` on the unscaled objective (``config.lam / config.data_weight``: the authors'
+        ``linear_dynamics`` halves its data term, which doubles its penalty), and the other
+        fields as the run has them.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Run
+    >>> run = Run(lam=1e-4, data_weight=0.5, steps=3000, batch=500, mask="data_only",
+    ...           trials=5, eval_tasks=2048)
+    >>> protocol_of(run)["lam"]
+    0.0002
+    """
+    weight = _checks.positive("config.data_weight", config.data_weight)
+    out = {
+        "lam": _checks.nonnegative("config.lam", config.lam) / weight,
+        "steps": config.steps,
+        "batch": config.batch,
+        "mask": config.mask,
+        "trials": config.trials,
+        "eval_tasks": config.eval_tasks,
+        "noise_sd": _checks.nonnegative("noise_sd", noise_sd),
+        "marker": "every token" if early_marker else "estimate token",
+    }
+    if not isinstance(early_marker, (bool, np.bool_)):
+        raise ValueError(f"early_marker must be a bool, got {early_marker!r}")
+    if depth is not None:
+        out["depth"] = _checks.nonneg_int("depth", depth)
+    return out
+
+
+def mismatches(run, stated) -> dict:
+    """The fields in which a run departs from a stated protocol.
+
+    Parameters
+    ----------
+    run : dict
+        The run's fields (:func:`protocol_of`).
+    stated : dict
+        The stated protocol (:data:`FIGURE2_STATED`, :data:`APPENDIX_A_STATED`).
+
+    Returns
+    -------
+    dict
+        ``{field: (run's value, stated value)}`` for every field both hold where the values
+        differ (numbers by a relative tolerance of 1e-9), in the order of ``stated``; empty
+        when the run follows the stated protocol.
+
+    Examples
+    --------
+    >>> mismatches({"lam": 1e-3, "steps": 3000, "depth": 30}, FIGURE2_STATED)
+    {'lam': (0.001, 1e-05), 'depth': (30, 20)}
+    """
+    if not isinstance(run, dict) or not isinstance(stated, dict):
+        raise ValueError("run and stated must be dicts of protocol fields")
+    out = {}
+    for key, want in stated.items():
+        if key not in run:
+            continue
+        have = run[key]
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (have, want))
+        same = math.isclose(have, want, rel_tol=1e-9) if numbers else have == want
+        if not same:
+            out[key] = (have, want)
+    return out
+
+
+def describe(found) -> str:
+    """A :func:`mismatches` dict as text: ``"lambda 0.001 (stated 1e-05), ..."``, or
+    ``"none"``.
+
+    Examples
+    --------
+    >>> describe({"lam": (0.001, 1e-05), "eval_tasks": (None, 4096)})
+    'lambda 0.001 (stated 1e-05), test tasks not recorded (stated 4096)'
+    """
+    if not isinstance(found, dict):
+        raise ValueError(f"found must be a dict from mismatches(), got {found!r}")
+    parts = []
+    for key, (have, want) in found.items():
+        shown = "not recorded" if have is None else f"{have:g}" if _real(have) else str(have)
+        stated = f"{want:g}" if _real(want) else str(want)
+        parts.append(f"{FIELDS.get(key, key)} {shown} (stated {stated})")
+    return ", ".join(parts) if parts else "none"
+
+
+def _real(value) -> bool:
+    return isinstance(value, (int, float, np.floating, np.integer)) and not isinstance(value, bool)
+
+
+def factor_apart(a, b) -> np.ndarray:
+    """``max(a / b, b / a)`` elementwise: by what factor two positive error grids differ (1
+    where they agree), e.g. two runs on the same seeds (:mod:`cotbook.book.authors`).
+
+    Examples
+    --------
+    >>> factor_apart([1.0, 0.5, 4.0], [2.0, 0.5, 1.0])
+    array([2., 1., 4.])
+    """
+    a = _checks.array("a", a)
+    b = _checks.array("b", b)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have one shape, got {a.shape} and {b.shape}")
+    if np.any(a <= 0) or np.any(b <= 0):
+        raise ValueError("a and b must be > 0 everywhere (they are errors)")
+    return np.exp(np.abs(np.log(a) - np.log(b)))
+
+
+GAP = 20.0
+"""The trials of a cell split into two groups where their errors, sorted, jump by more than
+this factor between neighbours (:func:`split_trials`)."""
+
+
+class Split(NamedTuple):
+    """The trials of one cell, split at their largest gap (:func:`split_trials`)."""
+
+    low: tuple
+    """Indices of the trials below the gap (every trial when there is no split)."""
+    high: tuple
+    """Indices of the trials above it (empty when there is no split)."""
+    ratio: float
+    """The largest ratio between neighbouring sorted errors."""
+
+
+def split_trials(errors, gap=GAP) -> Split:
+    """Split a cell's trials by their errors at one depth into two groups, when they fall
+    apart.
+
+    The errors are sorted and the largest ratio between neighbours found; above ``gap`` the
+    trials below it and above it are the two groups (a bimodal cell: trained models that end
+    at two distinct levels, as the authors' Figure 2 dynamics hold at ``L = 600, 800``).
+
+    Parameters
+    ----------
+    errors : array_like
+        One error per trial (``> 0``), at least two.
+    gap : float
+        The factor a split needs, ``> 1`` (default :data:`GAP`).
+
+    Returns
+    -------
+    Split
+
+    Examples
+    --------
+    >>> split_trials([0.001, 0.046, 0.049, 0.048, 0.049])
+    Split(low=(0,), high=(1, 2, 3, 4), ratio=46.0)
+    >>> split_trials([5.7, 16.2, 228.0, 5.4, 8.3]).high   # a factor 14 only
+    ()
+    """
+    errors = _checks.array("errors", errors, ndim=1)
+    if errors.size < 2 or np.any(errors <= 0):
+        raise ValueError("errors must hold at least two positive errors, one per trial")
+    gap = _checks.greater_than("gap", gap, 1.0)
+    order = np.argsort(errors, kind="stable")
+    jumps = errors[order][1:] / errors[order][:-1]
+    k = int(np.argmax(jumps))
+    ratio = float(jumps[k])
+    if ratio <= gap:
+        return Split(tuple(range(errors.size)), (), ratio)
+    return Split(
+        tuple(sorted(order[: k + 1].tolist())), tuple(sorted(order[k + 1 :].tolist())), ratio
+    )
+
+
+def level(errors, trials):
+    """The geometric mean of ``errors`` over the indices ``trials`` (one group of a
+    :class:`Split`): the level its trials reach; ``None`` for an empty group.
+
+    Examples
+    --------
+    >>> level([0.001, 0.04, 0.09], (1, 2)), level([1.0], ())
+    (0.06, None)
+    """
+    errors = _checks.array("errors", errors, ndim=1)
+    trials = list(trials)
+    if not trials:
+        return None
+    if any(not 0 <= _checks.nonneg_int("trials", k) < errors.size for k in trials):
+        raise ValueError(f"trials must be indices of errors (0 to {errors.size - 1})")
+    picked = errors[trials]
+    if np.any(picked <= 0):
+        raise ValueError("errors must be > 0 at the trials picked")
+    return float(np.exp(np.mean(np.log(picked))))
+
+
+def first_departure(kinds, Ls, regime="overthinking"):
+    """The smallest context length ``L`` at which a regime map holds a cell not of
+    ``regime``: where, going up in ``L``, the curves first stop being all ``regime``.
+
+    Parameters
+    ----------
+    kinds : nested list ``[L][M]`` of str
+        A regime map (:func:`cotbook.attention.regimes.classify`).
+    Ls : sequence of int
+        The context lengths of its rows, increasing.
+    regime : str
+        The regime left.
+
+    Returns
+    -------
+    tuple or None
+        ``(L, cells)``: that ``L`` and how many of its cells are not ``regime``; ``None`` when
+        every cell is ``regime``.
+
+    Examples
+    --------
+    >>> first_departure([["overthinking"] * 2, ["overthinking", "decay"]], [10, 100])
+    (100, 1)
+    """
+    Ls = [_checks.positive_int("Ls", L) for L in Ls]
+    if len(kinds) != len(Ls) or any(b <= a for a, b in zip(Ls, Ls[1:], strict=False)):
+        raise ValueError("Ls must be increasing, one per row of kinds")
+    for L, row in zip(Ls, kinds, strict=True):
+        other = sum(kind != regime for kind in row)
+        if other:
+            return L, other
+    return None
+
+
+def train_one(config):
+    """Train one configuration (:func:`cotbook.attention.layer.train`) on one torch thread
+    (the results are the same; on a busy machine two threads wait on each other).  Returns
+    its parameters, stacking axis of 1."""
+    with softmax_study._one_torch_thread():
+        params, _ = layer.train([config])
+    return params
+
+
+def fresh_test_sets(config, count, *, tasks=4096, seed=0) -> list:
+    """``count`` independent test sets for ``config``, each ``tasks`` fresh tasks with random
+    first estimates, drawn as :func:`cotbook.attention.layer.test_set` draws its one set but
+    from the seeds of ``SeedSequence([seed, k])``, ``k = 0..count-1``.
+
+    Returns
+    -------
+    list of tuple
+        ``(Z, w, est0)`` per set, as :func:`cotbook.attention.layer.evaluate_stack` takes
+        them (``test=``).
+
+    Examples
+    --------
+    >>> config = layer.Config(model="linear", L=5, M=8, D=4)
+    >>> sets = fresh_test_sets(config, 2, tasks=3)
+    >>> len(sets), tuple(sets[0][0].shape), bool((sets[0][1] != sets[1][1]).all())
+    (2, (3, 5, 5), True)
+    """
+    count = _checks.positive_int("count", count)
+    tasks = _checks.positive_int("tasks", tasks)
+    seed = _checks.nonneg_int("seed", seed)
+    out = []
+    for k in range(count):
+        rows, first = np.random.SeedSequence([seed, k]).generate_state(2)
+        Z, w = layer.example_rows(tasks, config.D, config.L, config.sigma2, int(rows))
+        gen = torch.Generator().manual_seed(int(first))
+        est0 = torch.randn(tasks, config.D, generator=gen, dtype=torch.float64)
+        out.append((Z, w.double(), est0))
+    return out
+
+
+def per_task_errors(config, params, sets, t_max, mask="examples") -> np.ndarray:
+    """Each test task's error ``||w - w_hat_t||^2 / D`` on each test set
+    (:func:`fresh_test_sets`), ``t = 0..t_max``, under ``mask``: an array ``(sets, tasks,
+    t_max + 1)``."""
+    if mask not in layer.MASKS:
+        raise ValueError(f"mask must be one of {layer.MASKS}, got {mask!r}")
+    if not sets:
+        raise ValueError("sets must hold at least one test set")
+    t_max = _checks.nonneg_int("t_max", t_max)
+    return np.stack(
+        [
+            layer.evaluate_stack(
+                config, params, t_max, tasks=s[0].shape[0], masks=(mask,), test=s, per_task=True
+            )[mask][0]
+            for s in sets
+        ]
+    )
+
+
+def carriers(errors, share=0.5) -> int:
+    """The fewest tasks whose errors sum to at least ``share`` of the total: how many tasks
+    carry that share of the mean.
+
+    Examples
+    --------
+    >>> carriers([100.0, 1.0, 1.0, 1.0]), carriers(np.ones(10))
+    (1, 5)
+    """
+    errors = _checks.array("errors", errors, ndim=1)
+    if errors.size == 0 or np.any(errors < 0):
+        raise ValueError("errors must be a non-empty array of errors >= 0")
+    share = _checks.real("share", share, "a number in (0, 1]")
+    if not 0 < share <= 1:
+        raise ValueError(f"share must be a number in (0, 1], got {share!r}")
+    total = np.cumsum(np.sort(errors)[::-1])
+    return int(np.searchsorted(total, share * total[-1] * (1 - 1e-12)) + 1)
+
+
+class SetSummary(NamedTuple):
+    """Per test set (:func:`set_summary`), at the chosen depths."""
+
+    mean: np.ndarray
+    """``mean[k, i]``: the mean over set ``k``'s tasks at ``depths[i]`` (the paper's MSE)."""
+    median: np.ndarray
+    """``median[k, i]``: the median over them (the typical task)."""
+    carriers: np.ndarray
+    """``carriers[k]``: :func:`carriers` of set ``k`` at ``carry_depth``."""
+
+
+def set_summary(errors, depths, carry_depth) -> SetSummary:
+    """Mean and median over each set's tasks at ``depths``, and how many tasks carry half of
+    each set's mean at ``carry_depth``, from :func:`per_task_errors`."""
+    errors = _checks.array("errors", errors, ndim=3)
+    last = errors.shape[2] - 1
+    picked = [_checks.nonneg_int("depths", t) for t in depths] + [
+        _checks.nonneg_int("carry_depth", carry_depth)
+    ]
+    if max(picked) > last:
+        raise ValueError(f"depths and carry_depth must be in [0, {last}], got {picked}")
+    at = errors[:, :, picked[:-1]]
+    return SetSummary(
+        at.mean(axis=1),
+        np.median(at, axis=1),
+        np.array([carriers(e[:, picked[-1]]) for e in errors]),
+    )

@@ -1,0 +1,189 @@
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import torch
+
+from cotbook.attention import layer, regimes, released
+
+
+def _run(**fields):
+    base = dict(
+        lam=1e-3,
+        data_weight=1.0,
+        steps=5000,
+        batch=300,
+        mask="data_only",
+        trials=1,
+        eval_tasks=4096,
+    )
+    return SimpleNamespace(**(base | fields))
+
+
+def test_protocol_of_puts_lambda_on_the_unscaled_objective():
+    """linear_dynamics halves its data term: its 1e-4 is 2e-4 on the unscaled objective."""
+    p = released.protocol_of(
+        _run(lam=1e-4, data_weight=0.5, steps=3000, batch=500, trials=5, eval_tasks=2048)
+    )
+    assert p["lam"] == pytest.approx(2e-4, rel=1e-15) and "depth" not in p
+    assert released.protocol_of(_run(), depth=30)["depth"] == 30
+    with pytest.raises(ValueError, match="config.data_weight"):
+        released.protocol_of(_run(data_weight=0.0))
+    with pytest.raises(ValueError, match="depth"):
+        released.protocol_of(_run(), depth=2.5)
+
+
+def test_mismatches_of_the_authors_linear_heatmap():
+    """Their Figure 2 linear heatmap (lambda 1e-3, 5000 steps, batch 300, data_only, one seed,
+    4096 tasks, drawn at t = 30) against the caption's protocol: batch and tasks agree."""
+    found = released.mismatches(released.protocol_of(_run(), depth=30), released.FIGURE2_STATED)
+    assert found == {
+        "lam": (1e-3, 1e-5),
+        "steps": (5000, 3000),
+        "mask": ("data_only", "history_cot"),
+        "trials": (1, 5),
+        "depth": (30, 20),
+    }
+    assert released.describe(found).startswith("lambda 0.001 (stated 1e-05), steps 5000 (stated")
+    early_softmax = released.protocol_of(_run(mask="history_cot"), depth=28, early_marker=True)
+    found = released.mismatches(early_softmax, released.FIGURE2_STATED)
+    assert list(found) == ["lam", "steps", "trials", "depth", "marker"]
+    assert released.describe(found).endswith("marker on every token (stated estimate token)")
+    with pytest.raises(ValueError, match="early_marker"):
+        released.protocol_of(_run(), early_marker="yes")
+    follows = released.protocol_of(
+        _run(lam=1e-5 * (1 + 1e-12), steps=3000, mask="history_cot", trials=5), depth=20
+    )
+    assert released.mismatches(follows, released.FIGURE2_STATED) == {}
+    assert released.describe({}) == "none"
+
+
+def test_mismatches_of_appendix_a_runs_compare_only_stated_fields():
+    """The learned-parameter runs have no noise, 5000 steps and no test tasks; Appendix A
+    states no test tasks, and the mask does not act in training, so neither is compared."""
+    run = released.protocol_of(_run(eval_tasks=None))
+    found = released.mismatches(run, released.APPENDIX_A_STATED)
+    assert list(found) == ["noise_sd", "steps"]
+    assert found["noise_sd"] == (0.0, 0.1)
+    assert "test tasks" not in released.describe(found)
+    assert (
+        released.describe({"eval_tasks": (None, 4096)}) == "test tasks not recorded (stated 4096)"
+    )
+    with pytest.raises(ValueError, match="run and stated"):
+        released.mismatches([("lam", 1e-3)], released.FIGURE2_STATED)
+
+
+def test_factor_apart():
+    np.testing.assert_allclose(
+        released.factor_apart([[1.0, 0.5], [4.0, 1e-3]], [[2.0, 0.5], [1.0, 1e-1]]),
+        [[2.0, 1.0], [4.0, 100.0]],
+        rtol=1e-12,
+    )
+    with pytest.raises(ValueError, match="one shape"):
+        released.factor_apart([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="> 0"):
+        released.factor_apart([1.0, 0.0], [1.0, 1.0])
+
+
+def test_split_trials_on_the_authors_panel_a_numbers():
+    """E_21 of the five trials at (L, M) = (600, 10000) and (800, 10000) of the authors' Figure 2
+    dynamics (rounded): split 1 + 4 and 2 + 3; at (30, 10000) one trial 14x above the rest is
+    not a split at the default factor 20, and is at factor 10."""
+    s = released.split_trials([0.00104, 0.0460, 0.0490, 0.0480, 0.0494])
+    assert s.low == (0,) and s.high == (1, 2, 3, 4)
+    assert s.ratio == pytest.approx(0.0460 / 0.00104, rel=1e-12)
+    s = released.split_trials([0.0007, 0.0459, 0.0454, 0.00072, 0.0437])
+    assert (s.low, s.high) == ((0, 3), (1, 2, 4))
+    overthinking = [5.70, 16.2, 228.0, 5.40, 8.25]
+    s = released.split_trials(overthinking)
+    assert s.high == () and s.low == (0, 1, 2, 3, 4)
+    assert s.ratio == pytest.approx(228.0 / 16.2, rel=1e-12)
+    assert released.split_trials(overthinking, gap=10).high == (2,)
+    with pytest.raises(ValueError, match="gap"):
+        released.split_trials(overthinking, gap=1.0)
+    with pytest.raises(ValueError, match="at least two"):
+        released.split_trials([0.1])
+
+
+def test_split_trials_finds_the_authors_bimodal_cells():
+    """On the released record: of the eight pairs of the panel A run, exactly L = 600 and 800
+    split at t = 21."""
+    from cotbook.book import authors
+
+    run = authors.run("linear_dynamics_20260417_170446")
+    split = [(c.N, c.M) for c in run.curves if released.split_trials(c.E[:, -1]).high]
+    assert split == [(600, 10000), (800, 10000)]
+
+
+def test_first_departure():
+    o, d, s = "overthinking", "decay", "saturation"
+    kinds = [[o, o, o], [o, o, o], [s, o, d], [d, d, d]]
+    assert released.first_departure(kinds, [10, 20, 40, 80]) == (40, 2)
+    assert released.first_departure(kinds, [10, 20, 40, 80], regime="decay") == (10, 3)
+    assert released.first_departure(kinds[:2], [10, 20]) is None
+    with pytest.raises(ValueError, match="increasing"):
+        released.first_departure(kinds, [10, 40, 20, 80])
+    t = np.arange(32)
+    grid = [[2 * 1.3**t, 2 * 0.8**t], [0.5 + 1.5 * 0.8**t, 2 * 1.3**t]]
+    assert released.first_departure(regimes.classify(grid), [10, 518]) == (10, 1)
+
+
+def test_carriers():
+    assert released.carriers([100.0, 1.0, 1.0, 1.0]) == 1
+    assert released.carriers(np.ones(10)) == 5
+    assert released.carriers([3.0, 2.0, 3.0, 2.0]) == 2  # 3 < 5 <= 3 + 3
+    assert released.carriers([5.0, 5.0]) == 1  # exactly half
+    assert released.carriers(np.ones(10), share=1.0) == 10
+    with pytest.raises(ValueError, match="share"):
+        released.carriers([1.0], share=0.0)
+    with pytest.raises(ValueError, match=">= 0"):
+        released.carriers([1.0, -1.0])
+
+
+def test_set_summary():
+    errors = np.zeros((2, 4, 3))
+    errors[0, :, 2] = [100.0, 1.0, 1.0, 1.0]
+    errors[1, :, 2] = [1.0, 2.0, 3.0, 4.0]
+    errors[:, :, 1] = 1.0
+    s = released.set_summary(errors, [1, 2], 2)
+    np.testing.assert_allclose(s.mean, [[1.0, 103 / 4], [1.0, 2.5]])
+    np.testing.assert_allclose(s.median, [[1.0, 1.0], [1.0, 2.5]])
+    assert s.carriers.tolist() == [1, 2]
+    with pytest.raises(ValueError, match="depths and carry_depth"):
+        released.set_summary(errors, [1, 3], 2)
+
+
+def test_fresh_sets_are_independent_and_evaluated_as_layer_evaluates():
+    """Sets differ from each other and from layer.test_set, repeat with their seed, and the
+    per-task errors average to layer.evaluate's mean on the same tasks."""
+    config = layer.Config(model="linear", L=12, M=40, D=6, steps=30, **{"merged": True})
+    a = released.fresh_test_sets(config, 3, tasks=256, seed=4)
+    b = released.fresh_test_sets(config, 3, tasks=256, seed=4)
+    for (Za, wa, ea), (Zb, wb, eb) in zip(a, b, strict=True):
+        assert torch.equal(Za, Zb) and torch.equal(wa, wb) and torch.equal(ea, eb)
+    assert not torch.equal(a[0][1], a[1][1]) and not torch.equal(a[0][2], a[1][2])
+    assert not torch.equal(a[0][1], layer.test_set(config, 256)[1])
+    assert abs(float(a[2][2].std()) - 1) < 0.05 and a[0][2].dtype == torch.float64
+    params = released.train_one(config)
+    trained, _ = layer.train([config])
+    for k in params:
+        assert torch.equal(params[k], trained[k])
+    errors = released.per_task_errors(config, params, [layer.test_set(config, 256), *a], 5)
+    assert errors.shape == (4, 256, 6)
+    mean = layer.evaluate(config, params, 5, tasks=256, masks=("examples",))["examples"]
+    np.testing.assert_allclose(errors[0].mean(axis=0), mean, rtol=1e-12)
+    assert np.all(errors[1:, :, 0].mean(axis=1) > 1.5)  # E_0 ~ 2: w and w_hat_0 independent
+    with pytest.raises(ValueError, match="mask"):
+        released.per_task_errors(config, params, a, 5, mask="data_only")
+
+
+def test_level_is_the_geometric_mean_of_a_group():
+    errors = [0.00104, 0.0460, 0.0490, 0.0480, 0.0494]
+    assert released.level(errors, (0,)) == pytest.approx(0.00104, rel=1e-14)
+    want = (0.0460 * 0.0490 * 0.0480 * 0.0494) ** 0.25
+    assert released.level(errors, (1, 2, 3, 4)) == pytest.approx(want, rel=1e-14)
+    assert released.level(errors, ()) is None
+    with pytest.raises(ValueError, match="trials must be indices"):
+        released.level(errors, (5,))
+    with pytest.raises(ValueError, match="> 0"):
+        released.level([0.0, 1.0], (0,))
