@@ -77,7 +77,7 @@ the caption states none (the experimental details' ``D = 50`` is stated for the 
 experiments)."""
 
 FIELDS = {
-    "lam": "lambda",
+    "lam": "λ",
     "steps": "steps",
     "batch": "batch",
     "mask": "mask",

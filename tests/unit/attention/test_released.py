@@ -44,7 +44,7 @@ def test_mismatches_of_the_authors_linear_heatmap():
         "trials": (1, 5),
         "depth": (30, 20),
     }
-    assert released.describe(found).startswith("lambda 0.001 (stated 1e-05), steps 5000 (stated")
+    assert released.describe(found).startswith("λ 0.001 (stated 1e-05), steps 5000 (stated")
     early_softmax = released.protocol_of(_run(mask="history_cot"), depth=28, early_marker=True)
     found = released.mismatches(early_softmax, released.FIGURE2_STATED)
     assert list(found) == ["lam", "steps", "trials", "depth", "marker"]
