@@ -31,7 +31,7 @@ OPTIMAL_T_MAX = 1024
 ``tau_c`` the optimal depth lies deeper and is reported as not found)."""
 
 REGIME_NOTES = {
-    "overthinking": "(I) tau < tau_stable: E_t grows without bound at long depth",
+    "overthinking": "(I) tau < tau_stable: E_t grows without bound",
     "critical": "(II) E_t approaches its limit as a power of t",
     "saturation": "(III) alpha < 1, tau > tau_stable: E_t converges to E_inf > 0",
     "exponential": "(IV) alpha > 1, tau > tau_stable: E_t decays exponentially to 0",
