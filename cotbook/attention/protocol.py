@@ -123,10 +123,8 @@ class ProtocolSpec:
             for r in range(self.trials)
         ]
 
-    def unit_configs(self, unit) -> list:
-        if unit not in self.units():
-            raise ValueError(f"unit must be one of {self.units()}, got {unit!r}")
-        return [c for c in self.configs() if f"{c.model}/L={c.L}/trial={c.trial}" == unit]
+    # the same lookup as the Figure 2 grid's: a unit's configurations, the unit checked
+    unit_configs = grid.GridSpec.unit_configs
 
     def to_dict(self) -> dict:
         """JSON-ready, settings inline: the configuration a saved record keeps."""
