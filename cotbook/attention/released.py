@@ -177,13 +177,13 @@ def mismatches(run, stated) -> dict:
 
 
 def describe(found) -> str:
-    """A :func:`mismatches` dict as text: ``"lambda 0.001 (stated 1e-05), ..."``, or
+    """A :func:`mismatches` dict as text: ``"λ 0.001 (stated 1e-05), ..."``, or
     ``"none"``.
 
     Examples
     --------
     >>> describe({"lam": (0.001, 1e-05), "eval_tasks": (None, 4096)})
-    'lambda 0.001 (stated 1e-05), test tasks not recorded (stated 4096)'
+    'λ 0.001 (stated 1e-05), test tasks not recorded (stated 4096)'
     """
     if not isinstance(found, dict):
         raise ValueError(f"found must be a dict from mismatches(), got {found!r}")
