@@ -7,7 +7,9 @@ book checks only.
 
 The book is built once per test run (`built_book`, shared by the pytest-xdist workers) from the
 committed executed copies, with execution off (see book_build.stage_executed_book): a full test
-run executes every chapter once, in nbval, not a second time in the build.
+run executes every chapter once, in nbval, not a second time in the build. nbval's kernels run
+on a narrower floating-point path than the one that wrote the copies (perturbed.py), so that
+execution also catches a printed number that depends on the last bits.
 """
 
 import json
@@ -15,8 +17,12 @@ import os
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 from book_build import ROOT, BookBuild, build_book, stage_executed_book
+from filelock import FileLock
+
+# nbval's kernels start on another floating-point path than the one that wrote the executed
+# copies (see perturbed.py): a printed number that depends on the last bits fails its cell.
+from perturbed import pytest_runtest_setup, pytest_unconfigure  # noqa: F401  (hooks)
 
 HERE = Path(__file__).resolve().parent
 
