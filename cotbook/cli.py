@@ -6,6 +6,7 @@
 - ``simulate``: the theory-vs-simulation study (Appendix E figure).
 - ``experiments``: trained attention over the (L, M) grid (Figure 2) and the sensitivity study;
   ``--only softmax``: what trained softmax attention learns, under the untried protocols;
+  ``--only lottery`` (``--scale book``): one model at the authors' protocol on eight test sets;
   ``--only protocol`` (never by default): the authors' released protocol, several trials a
   cell (:mod:`cotbook.attention.protocol`).
 - ``bench {theory,simulate,accuracy,attention}``: timings; ``accuracy`` (the Appendix D
@@ -180,7 +181,7 @@ def _simulate(args) -> int:
 
 
 def _experiments(args) -> int:
-    from .attention import grid, instability, layer, protocol, softmax_study
+    from .attention import grid, instability, layer, lottery, protocol, softmax_study
 
     jobs = {  # --only name: (record, scales, spec class, module with run_unit and assemble)
         "grid": ("attention_grid", grid.GRID_SCALES, grid.GridSpec, grid),
@@ -202,6 +203,7 @@ def _experiments(args) -> int:
             softmax_study.SoftmaxSpec,
             softmax_study,
         ),
+        "lottery": ("authors_lottery", lottery.SCALES, lottery.LotterySpec, lottery),
         # hours at paper scale: run only when asked for by name
         "protocol": ("authors_protocol", protocol.SCALES, protocol.ProtocolSpec, protocol),
     }
@@ -416,7 +418,7 @@ def main(argv=None) -> int:
     p.add_argument("--scale", choices=list(_EXPERIMENT_TIMES), default="book", help=_SCALE_HELP)
     p.add_argument(
         "--only",
-        choices=["grid", "sensitivity", "instability", "softmax", "protocol"],
+        choices=["grid", "sensitivity", "instability", "softmax", "lottery", "protocol"],
         help="(default: all but protocol, the authors' released protocol: only by name)",
     )
     p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)

@@ -60,8 +60,9 @@ SOFTMAX_MS = (100, 139, 193, 268, 373, 518, 720, 1000, 1389, 1931, 2683, 3728, 5
 def _cells(model, cells) -> tuple:
     if model not in layer.MODELS:
         raise ValueError(f"cells must be keyed by a model of {layer.MODELS}, got {model!r}")
-    out = tuple((int(_checks.positive_int("L", L)), int(_checks.positive_int("M", M)))
-                for L, M in cells)
+    out = tuple(
+        (int(_checks.positive_int("L", L)), int(_checks.positive_int("M", M))) for L, M in cells
+    )
     if not out or len(set(out)) != len(out):
         raise ValueError(f"cells of {model} must be a non-empty list of distinct (L, M) pairs")
     return out
@@ -92,7 +93,9 @@ class ProtocolSpec:
 
     def __post_init__(self):
         if not isinstance(self.cells, dict) or not self.cells:
-            raise ValueError(f"cells must be a non-empty dict model -> (L, M) pairs, got {self.cells!r}")
+            raise ValueError(
+                f"cells must be a non-empty dict model -> (L, M) pairs, got {self.cells!r}"
+            )
         cells = {m: _cells(m, self.cells[m]) for m in layer.MODELS if m in self.cells}
         if len(cells) != len(self.cells):
             _cells(next(m for m in self.cells if m not in cells), ())  # names the bad model
@@ -212,8 +215,10 @@ def assemble(spec, results) -> tuple[dict, dict]:
     data = {key: {} for key in ("E", "E_median", "unstable", "final_loss")}
     for model, cells in spec.cells.items():
         shape = (len(cells), spec.trials)
-        curves = {k: {m: np.zeros(shape + (spec.t_max + 1,)) for m in layer.MASKS}
-                  for k in ("E", "E_median")}
+        curves = {
+            k: {m: np.zeros(shape + (spec.t_max + 1,)) for m in layer.MASKS}
+            for k in ("E", "E_median")
+        }
         unstable = {m: np.zeros(shape) for m in layer.MASKS}
         loss = np.zeros(shape)
         for c in spec.configs():
@@ -231,4 +236,3 @@ def assemble(spec, results) -> tuple[dict, dict]:
         data["unstable"][model] = {m: v.tolist() for m, v in unstable.items()}
         data["final_loss"][model] = loss.tolist()
     return _mark_overflow(data, "data"), {u: results[u]["seconds"] for u in spec.units()}
-

@@ -6,11 +6,9 @@ The authors released the measurements behind their Figure 2 and Appendix A figur
 module holds what the book computes from them, on plain numbers and arrays (it never reads the
 record itself): which stated protocol each run departs from, and where (:func:`protocol_of`,
 :func:`mismatches`); how far two runs on the same seeds lie apart (:func:`factor_apart`);
-which trials of a cell fall into separate groups (:func:`split_trials`); the smallest context
-length at which a heatmap leaves a regime (:func:`first_departure`); and how much a
-single-seed heatmap cell owes to its one test set (:func:`fresh_test_sets`,
-:func:`per_task_errors`, :func:`carriers`, :func:`set_summary`), with the authors' linear
-heatmap protocol in the book's trainer (:data:`cotbook.attention.protocol.RELEASED_SETTINGS`).
+which trials of a cell fall into separate groups (:func:`split_trials`); and the smallest
+context length at which a heatmap leaves a regime (:func:`first_departure`).  How much a
+single-seed cell owes to its one test set is :mod:`cotbook.attention.lottery`.
 """
 
 from __future__ import annotations
@@ -19,10 +17,8 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-import torch
 
 from .. import _checks
-from . import layer, softmax_study
 
 __all__ = [
     "FIGURE2_STATED",
@@ -37,12 +33,6 @@ __all__ = [
     "split_trials",
     "level",
     "first_departure",
-    "train_one",
-    "fresh_test_sets",
-    "per_task_errors",
-    "carriers",
-    "SetSummary",
-    "set_summary",
 ]
 
 FIGURE2_STATED = {
@@ -327,110 +317,3 @@ def first_departure(kinds, Ls, regime="overthinking"):
         if other:
             return L, other
     return None
-
-
-def train_one(config):
-    """Train one configuration (:func:`cotbook.attention.layer.train`) on one torch thread
-    (the results are the same; on a busy machine two threads wait on each other).  Returns
-    its parameters, stacking axis of 1."""
-    with softmax_study._one_torch_thread():
-        params, _ = layer.train([config])
-    return params
-
-
-def fresh_test_sets(config, count, *, tasks=4096, seed=0) -> list:
-    """``count`` independent test sets for ``config``, each ``tasks`` fresh tasks with random
-    first estimates, drawn as :func:`cotbook.attention.layer.test_set` draws its one set but
-    from the seeds of ``SeedSequence([seed, k])``, ``k = 0..count-1``.
-
-    Returns
-    -------
-    list of tuple
-        ``(Z, w, est0)`` per set, as :func:`cotbook.attention.layer.evaluate_stack` takes
-        them (``test=``).
-
-    Examples
-    --------
-    >>> config = layer.Config(model="linear", L=5, M=8, D=4)
-    >>> sets = fresh_test_sets(config, 2, tasks=3)
-    >>> len(sets), tuple(sets[0][0].shape), bool((sets[0][1] != sets[1][1]).all())
-    (2, (3, 5, 5), True)
-    """
-    count = _checks.positive_int("count", count)
-    tasks = _checks.positive_int("tasks", tasks)
-    seed = _checks.nonneg_int("seed", seed)
-    out = []
-    for k in range(count):
-        rows, first = np.random.SeedSequence([seed, k]).generate_state(2)
-        Z, w = layer.example_rows(tasks, config.D, config.L, config.sigma2, int(rows))
-        gen = torch.Generator().manual_seed(int(first))
-        est0 = torch.randn(tasks, config.D, generator=gen, dtype=torch.float64)
-        out.append((Z, w.double(), est0))
-    return out
-
-
-def per_task_errors(config, params, sets, t_max, mask="examples") -> np.ndarray:
-    """Each test task's error ``||w - w_hat_t||^2 / D`` on each test set
-    (:func:`fresh_test_sets`), ``t = 0..t_max``, under ``mask``: an array ``(sets, tasks,
-    t_max + 1)``."""
-    if mask not in layer.MASKS:
-        raise ValueError(f"mask must be one of {layer.MASKS}, got {mask!r}")
-    if not sets:
-        raise ValueError("sets must hold at least one test set")
-    t_max = _checks.nonneg_int("t_max", t_max)
-    return np.stack(
-        [
-            layer.evaluate_stack(
-                config, params, t_max, tasks=s[0].shape[0], masks=(mask,), test=s, per_task=True
-            )[mask][0]
-            for s in sets
-        ]
-    )
-
-
-def carriers(errors, share=0.5) -> int:
-    """The fewest tasks whose errors sum to at least ``share`` of the total: how many tasks
-    carry that share of the mean.
-
-    Examples
-    --------
-    >>> carriers([100.0, 1.0, 1.0, 1.0]), carriers(np.ones(10))
-    (1, 5)
-    """
-    errors = _checks.array("errors", errors, ndim=1)
-    if errors.size == 0 or np.any(errors < 0):
-        raise ValueError("errors must be a non-empty array of errors >= 0")
-    share = _checks.real("share", share, "a number in (0, 1]")
-    if not 0 < share <= 1:
-        raise ValueError(f"share must be a number in (0, 1], got {share!r}")
-    total = np.cumsum(np.sort(errors)[::-1])
-    return int(np.searchsorted(total, share * total[-1] * (1 - 1e-12)) + 1)
-
-
-class SetSummary(NamedTuple):
-    """Per test set (:func:`set_summary`), at the chosen depths."""
-
-    mean: np.ndarray
-    """``mean[k, i]``: the mean over set ``k``'s tasks at ``depths[i]`` (the paper's MSE)."""
-    median: np.ndarray
-    """``median[k, i]``: the median over them (the typical task)."""
-    carriers: np.ndarray
-    """``carriers[k]``: :func:`carriers` of set ``k`` at ``carry_depth``."""
-
-
-def set_summary(errors, depths, carry_depth) -> SetSummary:
-    """Mean and median over each set's tasks at ``depths``, and how many tasks carry half of
-    each set's mean at ``carry_depth``, from :func:`per_task_errors`."""
-    errors = _checks.array("errors", errors, ndim=3)
-    last = errors.shape[2] - 1
-    picked = [_checks.nonneg_int("depths", t) for t in depths] + [
-        _checks.nonneg_int("carry_depth", carry_depth)
-    ]
-    if max(picked) > last:
-        raise ValueError(f"depths and carry_depth must be in [0, {last}], got {picked}")
-    at = errors[:, :, picked[:-1]]
-    return SetSummary(
-        at.mean(axis=1),
-        np.median(at, axis=1),
-        np.array([carriers(e[:, picked[-1]]) for e in errors]),
-    )

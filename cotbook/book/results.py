@@ -157,6 +157,17 @@ RESULTS = {
             required=False,
         ),
         ResultSpec(
+            "authors_lottery",
+            "book",
+            (
+                *_ATTENTION,
+                "cotbook.attention.protocol",
+                "cotbook.attention.softmax_study",
+                "cotbook.attention.lottery",
+            ),
+            "python -m cotbook experiments --scale book --only lottery",
+        ),
+        ResultSpec(
             "attention_softmax",
             "paper",
             (*_ATTENTION, "cotbook.attention.softmax_study"),

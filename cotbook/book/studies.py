@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from ..attention import grid as attention_grid
 from ..attention import instability as attention_instability
+from ..attention import lottery as attention_lottery
 from ..attention import softmax_study as attention_softmax
 from ..simulation import finite_size as fs
 from ..theory import numerics
@@ -25,6 +26,7 @@ __all__ = [
     "sensitivity",
     "instability",
     "softmax",
+    "lottery",
     "simulation",
     "simulation_precision",
     "accuracy",
@@ -158,6 +160,23 @@ def softmax(scale="book") -> Study:
         attention_softmax.SoftmaxSpec.from_dict,
         attention_softmax.run,
         _describe_softmax,
+    )
+
+
+def lottery(scale="book") -> Study:
+    """The lottery of the late-depth mean (:mod:`cotbook.attention.lottery`): the saved
+    ``authors_lottery`` record, else its ``scale`` run now."""
+    return _saved_or_now(
+        "authors_lottery",
+        scale,
+        attention_lottery.SCALES,
+        attention_lottery.LotterySpec.from_dict,
+        attention_lottery.run,
+        lambda spec: (
+            f"(L, M) = ({spec.L}, {spec.M}) at D = {spec.settings['D']}, {spec.sets} test sets "
+            f"of {spec.tasks} tasks, lambda = {spec.settings['lam']:g}, "
+            f"{spec.settings['steps']} steps"
+        ),
     )
 
 

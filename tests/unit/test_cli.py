@@ -165,7 +165,9 @@ def test_experiments_command_saves_every_study(tmp_path, capsys):
     assert soft.config["seed"] == 2 and soft.config["variants"]["unroll 2"]["unroll"] == 2
     assert soft.data["units"]["D = 16/softmax/1"]["D"] == 16
     assert soft.code["source_hash"] == results.source_hash(soft.spec.producers)
-    assert capsys.readouterr().out.count("saved") == 4
+    draws = results.load("authors_lottery", directory=tmp_path)
+    assert draws.config["seed"] == 2 and np.asarray(draws.data["carriers"]).shape == (3, 5)
+    assert capsys.readouterr().out.count("saved") == 5
 
 
 def test_interrupted_grid_resumes_to_identical_data(tmp_path, monkeypatch):

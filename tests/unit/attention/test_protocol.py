@@ -12,14 +12,24 @@ TINY = protocol.SCALES["tiny"]
 def tiny(tmp_path_factory):
     """The tiny study through the command line, as its record."""
     out = tmp_path_factory.mktemp("protocol")
-    assert cli.main(["experiments", "--scale", "tiny", "--only", "protocol", "--out", str(out)]) == 0
+    assert (
+        cli.main(["experiments", "--scale", "tiny", "--only", "protocol", "--out", str(out)]) == 0
+    )
     return results.load("authors_protocol", directory=out)
 
 
 def test_released_settings_are_the_authors_config():
     c = protocol.SCALES["paper"].configs()[0]
     assert (c.lam, c.steps, c.batch, c.merged, c.init_scale, c.D, c.lr, c.sigma2) == (
-        1e-3, 5000, 300, True, 0.01, 50, 1e-3, 0.0)
+        1e-3,
+        5000,
+        300,
+        True,
+        0.01,
+        50,
+        1e-3,
+        0.0,
+    )
     paper = protocol.SCALES["paper"]
     assert len(paper.cells["linear"]) == 225 and paper.trials == 3 and paper.t_max == 31
     assert {L for L, _ in paper.cells["softmax"]} == set(protocol.SOFTMAX_LS)
@@ -81,10 +91,18 @@ def test_an_error_beyond_float64_is_kept_as_overflow_and_nan_is_refused(monkeypa
     curve = [2.0, 1e300, float("inf")]
 
     def fake(spec_, unit):
-        runs = [[c.as_dict(), {"E": {m: curve for m in layer.MASKS},
-                               "E_median": {m: [2.0, 1.0, 0.5] for m in layer.MASKS},
-                               "unstable": {m: 0.5 for m in layer.MASKS}, "final_loss": 1.0}]
-                for c in spec_.unit_configs(unit)]
+        runs = [
+            [
+                c.as_dict(),
+                {
+                    "E": {m: curve for m in layer.MASKS},
+                    "E_median": {m: [2.0, 1.0, 0.5] for m in layer.MASKS},
+                    "unstable": {m: 0.5 for m in layer.MASKS},
+                    "final_loss": 1.0,
+                },
+            ]
+            for c in spec_.unit_configs(unit)
+        ]
         return {"runs": runs, "seconds": 0.0}
 
     monkeypatch.setattr(grid, "run_unit", fake)

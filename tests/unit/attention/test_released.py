@@ -2,9 +2,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-import torch
 
-from cotbook.attention import layer, regimes, released
+from cotbook.attention import regimes, released
 
 
 def _run(**fields):
@@ -126,55 +125,6 @@ def test_first_departure():
     t = np.arange(32)
     grid = [[2 * 1.3**t, 2 * 0.8**t], [0.5 + 1.5 * 0.8**t, 2 * 1.3**t]]
     assert released.first_departure(regimes.classify(grid), [10, 518]) == (10, 1)
-
-
-def test_carriers():
-    assert released.carriers([100.0, 1.0, 1.0, 1.0]) == 1
-    assert released.carriers(np.ones(10)) == 5
-    assert released.carriers([3.0, 2.0, 3.0, 2.0]) == 2  # 3 < 5 <= 3 + 3
-    assert released.carriers([5.0, 5.0]) == 1  # exactly half
-    assert released.carriers(np.ones(10), share=1.0) == 10
-    with pytest.raises(ValueError, match="share"):
-        released.carriers([1.0], share=0.0)
-    with pytest.raises(ValueError, match=">= 0"):
-        released.carriers([1.0, -1.0])
-
-
-def test_set_summary():
-    errors = np.zeros((2, 4, 3))
-    errors[0, :, 2] = [100.0, 1.0, 1.0, 1.0]
-    errors[1, :, 2] = [1.0, 2.0, 3.0, 4.0]
-    errors[:, :, 1] = 1.0
-    s = released.set_summary(errors, [1, 2], 2)
-    np.testing.assert_allclose(s.mean, [[1.0, 103 / 4], [1.0, 2.5]])
-    np.testing.assert_allclose(s.median, [[1.0, 1.0], [1.0, 2.5]])
-    assert s.carriers.tolist() == [1, 2]
-    with pytest.raises(ValueError, match="depths and carry_depth"):
-        released.set_summary(errors, [1, 3], 2)
-
-
-def test_fresh_sets_are_independent_and_evaluated_as_layer_evaluates():
-    """Sets differ from each other and from layer.test_set, repeat with their seed, and the
-    per-task errors average to layer.evaluate's mean on the same tasks."""
-    config = layer.Config(model="linear", L=12, M=40, D=6, steps=30, **{"merged": True})
-    a = released.fresh_test_sets(config, 3, tasks=256, seed=4)
-    b = released.fresh_test_sets(config, 3, tasks=256, seed=4)
-    for (Za, wa, ea), (Zb, wb, eb) in zip(a, b, strict=True):
-        assert torch.equal(Za, Zb) and torch.equal(wa, wb) and torch.equal(ea, eb)
-    assert not torch.equal(a[0][1], a[1][1]) and not torch.equal(a[0][2], a[1][2])
-    assert not torch.equal(a[0][1], layer.test_set(config, 256)[1])
-    assert abs(float(a[2][2].std()) - 1) < 0.05 and a[0][2].dtype == torch.float64
-    params = released.train_one(config)
-    trained, _ = layer.train([config])
-    for k in params:
-        assert torch.equal(params[k], trained[k])
-    errors = released.per_task_errors(config, params, [layer.test_set(config, 256), *a], 5)
-    assert errors.shape == (4, 256, 6)
-    mean = layer.evaluate(config, params, 5, tasks=256, masks=("examples",))["examples"]
-    np.testing.assert_allclose(errors[0].mean(axis=0), mean, rtol=1e-12)
-    assert np.all(errors[1:, :, 0].mean(axis=1) > 1.5)  # E_0 ~ 2: w and w_hat_0 independent
-    with pytest.raises(ValueError, match="mask"):
-        released.per_task_errors(config, params, a, 5, mask="data_only")
 
 
 def test_level_is_the_geometric_mean_of_a_group():

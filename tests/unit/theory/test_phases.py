@@ -120,7 +120,9 @@ def test_tau_plus_is_where_the_positive_saddle_rate_crosses_one():
 def test_noise_threshold_is_where_tau_c_stops_being_the_boundary():
     for alpha in (0.01, 0.3, 1.0, 2.0, 50.0):
         s_star = phases.noise_threshold(alpha)
-        assert phases.tau_c(alpha, s_star) == pytest.approx(phases.tau_plus(alpha, s_star), rel=1e-12)
+        assert phases.tau_c(alpha, s_star) == pytest.approx(
+            phases.tau_plus(alpha, s_star), rel=1e-12
+        )
         assert phases.tau_stable(alpha, 0.9 * s_star) == phases.tau_c(alpha, 0.9 * s_star)
         assert phases.tau_stable(alpha, 1.1 * s_star) == phases.tau_plus(alpha, 1.1 * s_star)
     assert phases.noise_threshold(1.0) == pytest.approx(0.25, rel=1e-12)
