@@ -151,9 +151,9 @@ RESULTS = {
         ),
         ResultSpec(
             "authors_protocol",
-            "paper",
+            "book",
             (*_ATTENTION, "cotbook.attention.protocol"),
-            "python -m cotbook experiments --scale paper --only protocol",
+            "python -m cotbook experiments --scale book --only protocol",
             required=False,
         ),
         ResultSpec(
