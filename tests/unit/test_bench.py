@@ -3,6 +3,7 @@ import pytest
 from cotbook import bench
 
 
+@pytest.mark.slow
 def test_attention_benchmark_times_both_implementations_of_one_configuration():
     """A tiny run of the benchmark: both models, fast and literal timed, speedup their ratio."""
     out = bench.attention_benchmark(L=4, M=5, steps=3)

@@ -31,6 +31,7 @@ def tiny_book(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_chapters_command_writes_copies(tiny_book, capsys):
     assert cli.main(["chapters", "--root", str(tiny_book), "one"]) == 0
     assert (tiny_book / "tests" / "book" / "notebooks" / "one.ipynb").is_file()
@@ -38,6 +39,7 @@ def test_chapters_command_writes_copies(tiny_book, capsys):
     assert "executing book/one.md" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_chapters_command_enforces_budget(tiny_book, capsys):
     assert cli.main(["chapters", "--root", str(tiny_book), "--budget", "1e-9", "two"]) == 1
     assert "over the 0 s budget: two" in capsys.readouterr().err
@@ -70,6 +72,7 @@ def test_simulate_command_saves_a_record_outside_the_committed_results(tmp_path,
     assert "saved" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_cheap_runs_go_to_the_scratch_folder(tmp_path, monkeypatch):
     """`simulate --scale tiny` (or book) without --out writes under _build/results/, never into
     book/results/; writing there needs --force."""
@@ -87,6 +90,7 @@ def test_cheap_runs_go_to_the_scratch_folder(tmp_path, monkeypatch):
     assert cli.main(["simulate", "--scale", "tiny", "--out", str(committed), "--force"]) == 0
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_to_identical_data(tmp_path, monkeypatch):
     from cotbook.book import results
     from cotbook.simulation import finite_size
@@ -146,6 +150,7 @@ def test_bench_command_prints_key_value_lines(monkeypatch, capsys):
     assert capsys.readouterr().out == "speed_ratio: 1234.5\nfour_panel_D500_s: 7.0\n"
 
 
+@pytest.mark.slow
 def test_experiments_command_saves_every_study(tmp_path, capsys):
     from cotbook.book import results
 
@@ -170,6 +175,7 @@ def test_experiments_command_saves_every_study(tmp_path, capsys):
     assert capsys.readouterr().out.count("saved") == 5
 
 
+@pytest.mark.slow
 def test_interrupted_grid_resumes_to_identical_data(tmp_path, monkeypatch):
     """The Figure 2 grid killed after one of its (model, L) units and resumed: the same data
     as an uninterrupted run (tiny scale)."""
@@ -196,6 +202,7 @@ def test_interrupted_grid_resumes_to_identical_data(tmp_path, monkeypatch):
     assert json.dumps(a.data) == json.dumps(b.data)
 
 
+@pytest.mark.slow
 def test_bench_accuracy_saves_its_record(tmp_path):
     from cotbook.book import results
     from cotbook.theory import numerics
@@ -266,6 +273,7 @@ def test_theory_command_known_values(capsys):
     assert sat["leading_law"]["power"] == -1.5 and sat["optimal_depth"] is None
 
 
+@pytest.mark.slow
 def test_theory_command_with_ridge(capsys):
     from cotbook import theory
 

@@ -34,6 +34,7 @@ ENTRY_POINTS = [
 
 
 @pytest.mark.parametrize("name", MODULES)
+@pytest.mark.slow
 def test_docstring_examples_run(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE, verbose=False)

@@ -106,6 +106,7 @@ def _violations(graph):
     return sorted(bad)
 
 
+@pytest.mark.slow
 def test_the_package_has_no_circle_and_science_never_imports_the_book():
     graph = import_graph()
     assert {"cotbook.theory.closed_form", "cotbook.book.results"} <= set(graph)

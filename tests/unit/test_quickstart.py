@@ -40,12 +40,14 @@ def test_readme_quick_start_is_python_output_command_output():
     assert len([line for line in python.splitlines() if line.strip()]) == 5  # five lines
 
 
+@pytest.mark.slow
 def test_readme_python_example_prints_what_the_readme_shows(tmp_path):
     (_, code), (_, shown), *_ = _readme_blocks()
     assert "theory.summary(" in code
     assert _run([sys.executable, "-c", code], tmp_path) == shown
 
 
+@pytest.mark.slow
 def test_readme_command_prints_what_the_readme_shows(tmp_path):
     *_, (_, command), (_, shown) = _readme_blocks()
     assert command.startswith(COMMAND) and command.count("\n") == 1
@@ -115,12 +117,14 @@ def test_summary_numbers():
     assert sat.decay_rate == pytest.approx(0.912271, abs=5e-7)
 
 
+@pytest.mark.slow
 def test_summary_near_tau_c_reports_the_optimal_depth_as_not_found():
     s = theory.summary(2.0, 3.32, 0.01, 1)  # t* ~ C_t/(tau_c - tau) lies beyond 1024
     assert s.regime == "overthinking" and s.optimal_depth is None
     assert f"> {overview.OPTIMAL_T_MAX}" in str(s)
 
 
+@pytest.mark.slow
 def test_summary_with_ridge_gives_E_t_only():
     s = theory.summary(2.0, 0.5, 0.01, [1, 5], lam=0.1)  # tau < 1 is allowed when lam > 0
     E = theory.error_curve(2.0, 0.5, 0.01, 5, lam=0.1)

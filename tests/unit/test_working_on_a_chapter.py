@@ -107,6 +107,7 @@ def test_commands_name_one_real_chapter():
     assert f"book/{name}.md" in command("jupytext", "--execute")
 
 
+@pytest.mark.slow
 def test_jupyterlab_and_nbconvert_are_pinned_and_run():
     pins = dict(
         line.split("==") for line in (ROOT / "requirements.txt").read_text().split() if "==" in line
@@ -196,6 +197,7 @@ def lab(sandbox, viewer_settings):
     proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_jupyterlab_runs_jupytext_server_and_lab_extensions(lab):
     """jupytext's server extension (its contents manager, which reads .md files as notebooks)
     and its JupyterLab extension (the *Jupytext Notebook* viewer) are both active."""
@@ -208,6 +210,7 @@ def test_jupyterlab_runs_jupytext_server_and_lab_extensions(lab):
     assert "jupyterlab-jupytext" not in page.get("disabledExtensions", {})
 
 
+@pytest.mark.slow
 def test_jupyterlab_opens_chapter_as_notebook_and_saves_it_unchanged(lab, sandbox):
     name = chapter_name()
     plugin = lab("lab/api/settings/@jupyterlab/docmanager-extension:plugin")
@@ -226,6 +229,7 @@ def test_jupyterlab_opens_chapter_as_notebook_and_saves_it_unchanged(lab, sandbo
     assert (sandbox / "book" / "saved.md").read_text() == original
 
 
+@pytest.mark.slow
 def test_cotbook_chapters_command_executes_the_chapter(sandbox):
     name = chapter_name()
     result = run(command("-m cotbook chapters"), sandbox)
@@ -233,6 +237,7 @@ def test_cotbook_chapters_command_executes_the_chapter(sandbox):
     assert TCP_WARNING not in result.stderr
 
 
+@pytest.mark.slow
 def test_jupytext_scratch_command_executes_the_chapter(sandbox):
     cmd = command("jupytext", "--execute")
     run(cmd, sandbox)

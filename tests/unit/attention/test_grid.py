@@ -35,6 +35,7 @@ def test_grid_spec_round_trips_and_validates():
     assert len(sens.units()) == len(grid.VARIANTS) * 2 * 3
 
 
+@pytest.mark.slow
 def test_grid_runs_every_configuration_and_is_reproducible_alone():
     """A small grid: shapes, and one entry recomputed alone from its seeds (the stacked program
     trains each configuration as it would be trained by itself)."""
@@ -52,6 +53,7 @@ def test_grid_runs_every_configuration_and_is_reproducible_alone():
     assert list(timings) == SMALL.units()
 
 
+@pytest.mark.slow
 def test_a_row_unit_trains_the_same_bits_as_its_whole_column():
     """A unit is one trial's row of M; training every trial of the column in one program (as
     the grid did before its units were rows) gives the same numbers, bit for bit."""
@@ -63,6 +65,7 @@ def test_a_row_unit_trains_the_same_bits_as_its_whole_column():
             assert json.dumps(run) == json.dumps(together[c])
 
 
+@pytest.mark.slow
 def test_units_assemble_to_the_same_data_in_any_order_and_through_json():
     """What a resumed run does: some units read back from their JSON checkpoint, the rest
     computed later and in another order -- the assembled data are identical."""
@@ -76,6 +79,7 @@ def test_units_assemble_to_the_same_data_in_any_order_and_through_json():
         grid.assemble(SMALL, first)
 
 
+@pytest.mark.slow
 def test_saved_grid_configuration_is_regenerated_from_its_seed():
     """One saved paper-scale configuration (trained there side by side with 39 others),
     retrained alone from its seeds: the same error curve."""

@@ -56,6 +56,7 @@ def test_margin_vanishes_on_the_boundary():
     assert instability.margin(1.5, 1.2 * tc, 0.0) > 0 > instability.margin(1.5, 0.8 * tc, 0.0)
 
 
+@pytest.mark.slow
 def test_tiny_study_agrees_with_the_grid_runs():
     """Trial 0 of the Figure 2 protocol is retrained bit for bit: the share of test tasks that
     end above their start (examples mask) is the grid's."""

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 
 PROGRAM = """
@@ -26,6 +28,7 @@ print(hashlib.sha256(err.tobytes()).hexdigest(), _kernels._cot_errors.stats.cach
 """
 
 
+@pytest.mark.slow
 def test_a_freshly_compiled_kernel_and_its_cached_copy_agree_bit_for_bit(tmp_path):
     env = {"NUMBA_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
 
@@ -68,6 +71,7 @@ print(*seen, torch.get_num_threads())
 """
 
 
+@pytest.mark.slow
 def test_a_parallel_kernel_leaves_torch_on_the_threads_it_found():
     # numba's OpenMP layer sets the OpenMP count to its own two threads and torch reads that
     # count: without the restore, torch's reductions after a kernel ran on two threads in a

@@ -65,6 +65,7 @@ def test_gradient_descent_weights_give_gradient_descent():
     assert want[0] == pytest.approx(2.0, rel=0.2) and want[-1] < 0.2 * want[0]
 
 
+@pytest.mark.slow
 def test_batched_training_equals_training_alone_and_the_literal_baseline():
     """Stacked configurations (different M and trial) train as each would alone, and as the
     literal one-configuration baseline does, to float32 round-off."""
@@ -83,6 +84,7 @@ def test_batched_training_equals_training_alone_and_the_literal_baseline():
         torch.testing.assert_close(losses[:, 1], lit_losses[:, 0], rtol=1e-4, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_training_is_deterministic_and_learns():
     c = at.Config(model="linear", L=20, M=200, D=5, steps=300, batch=64)
     p1, l1 = at.train([c], dev=torch.device("cpu"))

@@ -43,6 +43,7 @@ def _gradient_descent_layer(D, eta):
 @pytest.mark.parametrize("model", layer.MODELS)
 @pytest.mark.parametrize("merged", [False, True])
 @pytest.mark.parametrize("with_history", [False, True])
+@pytest.mark.slow
 def test_jacobian_against_finite_differences_and_autograd(model, merged, with_history):
     c, p, Z, _, est, history = _case(model, merged)
     history = history if with_history else None
@@ -234,6 +235,7 @@ def test_bad_input():
         ss.probe(c, p, t_max=3, jacobian_depths=(3,))
 
 
+@pytest.mark.slow
 def test_loader_runs_now_or_reads_the_record(tmp_path, monkeypatch):
     """``studies.softmax``: the book scale computed now when no record is saved (tiny here),
     the saved record with its provenance otherwise."""

@@ -65,6 +65,7 @@ def _threads():
     return numba.config.NUMBA_NUM_THREADS, torch.get_num_threads(), "MALLOC_TRIM_THRESHOLD_" in os.environ
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_serial_data_byte_for_byte(cluster, serial_grid, tmp_path):
     path = _run(cluster, tmp_path)
     assert list(cluster._client.run(_threads).values()) == [(1, 1, False)] * 2  # one thread each
@@ -86,6 +87,7 @@ STUDIES = {
 
 
 @pytest.mark.parametrize("name", list(STUDIES))
+@pytest.mark.slow
 def test_every_long_run_gives_the_same_bytes_on_two_workers(name, cluster, tmp_path):
     spec, module = STUDIES[name]
     for engine, out in ((execution.serial(), tmp_path / "a"), (cluster, tmp_path / "b")):
@@ -111,6 +113,7 @@ def _dies_once(marker):
     return run_unit
 
 
+@pytest.mark.slow
 def test_a_killed_workers_unit_is_retried(cluster, serial_grid, tmp_path):
     marker = tmp_path / "tries"
     _run(cluster, tmp_path, run_unit=_dies_once(marker))
@@ -125,6 +128,7 @@ def _fails(spec, unit):
 
 
 @pytest.mark.parametrize("distributed", [False, True], ids=["serial", "cluster"])
+@pytest.mark.slow
 def test_a_unit_failing_twice_is_named_and_the_rest_kept(
     distributed, cluster, serial_grid, tmp_path
 ):
@@ -140,12 +144,14 @@ def test_a_unit_failing_twice_is_named_and_the_rest_kept(
     assert _data(tmp_path) == _data(serial_grid)
 
 
+@pytest.mark.slow
 def test_units_computed_by_other_code_are_refused(monkeypatch, tmp_path):
     monkeypatch.setattr(execution, "_source_hash", lambda producers: "0123456789abcdef")
     with pytest.raises(runner.RunFailed, match="computed by other code"):
         _run(execution.serial(), tmp_path)
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_bytes(serial_grid, tmp_path):
     """The command line on two workers, killed (client, scheduler and workers) once some
     units are saved, then finished with --resume."""
@@ -169,6 +175,7 @@ def test_a_killed_run_resumes_to_the_same_bytes(serial_grid, tmp_path):
     assert _data(tmp_path) == _data(serial_grid)
 
 
+@pytest.mark.slow
 def test_a_running_cluster_gives_the_serial_data(serial_grid, tmp_path):
     """The README's cluster recipe on this machine: `dask scheduler`, `dask worker --nthreads
     1`, and the command line pointed at the scheduler."""
@@ -202,6 +209,7 @@ def test_a_running_cluster_gives_the_serial_data(serial_grid, tmp_path):
                 process.wait(30)
 
 
+@pytest.mark.slow
 def test_bad_engine_requests_fail_before_any_work(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(execution, "CONNECT_TIMEOUT_S", 1)
     address = "tcp://127.0.0.1:9"  # nothing listens on the discard port
@@ -260,6 +268,7 @@ def test_a_serial_unit_runs_blas_and_torch_on_one_thread_as_a_worker_does():
     assert _library_threads() == before
 
 
+@pytest.mark.slow
 def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path, monkeypatch):
     from cotbook.book import studies
 
@@ -401,6 +410,7 @@ _TOY_RUN = _TOY + textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_two_concurrent_resumes_one_runs_the_other_is_refused_at_once(tmp_path, toy_code):
     """Fault 2: two `--resume` started together on one folder both ran, and one crashed in
     Checkpoint.remove (5 of 5). Now one runs and the other is refused at once, naming the
@@ -442,6 +452,7 @@ def test_two_concurrent_resumes_one_runs_the_other_is_refused_at_once(tmp_path, 
     ],
     ids=["a JSON string (fault 3)", "an edited unit (fault 4)"],
 )
+@pytest.mark.slow
 def test_resume_refuses_a_damaged_or_edited_unit_by_name(tmp_path, toy_code, damage, what):
     """Fault 3: a unit file holding a JSON string crashed --resume with TypeError; fault 4: an
     edited unit was resumed without notice. Both are refused, naming the file; removing it

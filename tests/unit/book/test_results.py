@@ -125,6 +125,7 @@ _WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_kill_during_save_leaves_the_previous_file_intact(tmp_path):
     """kill -9 at many moments of a large save: the file is always the complete previous one."""
     path = _save(tmp_path, data={"x": [1.0]})
@@ -176,6 +177,7 @@ def test_a_written_file_is_readable_as_open_would_make_it(tmp_path):
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o640
 
 
+@pytest.mark.slow
 def test_checkpoint_resumes_only_the_same_run(tmp_path):
     ck = results.Checkpoint(NAME, tmp_path, scale="tiny", config={"a": 1}, resume=False)
     ck.add("p/D=20", {"mean": [1.0]})
@@ -258,6 +260,7 @@ _HOLDER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_a_run_holding_the_folder_in_another_process_keeps_a_second_one_out(tmp_path):
     """Fault 2: two concurrent --resume on one folder both ran (one crashed in remove). The
     second now fails at once; the lock goes with its holder, even one killed with -9."""
@@ -306,6 +309,7 @@ def _unit_file(ck, unit):
         ('{"unit": 1, "run_id": "r", "sha256": "s", "result": 1}', "must be strings"),
     ],
 )
+@pytest.mark.slow
 def test_a_damaged_unit_file_is_refused_by_name(tmp_path, text, what):
     """Fault 3: every unit file is validated when a run resumes; a damaged one is named and
     refused (not recomputed silently: removing the file is how to recompute it)."""
@@ -323,6 +327,7 @@ def test_a_damaged_unit_file_is_refused_by_name(tmp_path, text, what):
         assert again.done() == {"b": {"x": 2}}  # the unit left to compute again
 
 
+@pytest.mark.slow
 def test_an_edited_or_foreign_unit_is_refused_by_name(tmp_path):
     """Fault 4: each unit file carries its checkpoint's run id and the SHA-256 of its content;
     an edited unit, one copied from another run of the same configuration, or one put under
@@ -436,6 +441,7 @@ def test_check_writable(tmp_path):
         results.check_writable(blocker / "sub")
 
 
+@pytest.mark.slow
 def test_committed_records_are_valid():
     """Every committed record loads; the list of stale ones is printed for the closing check."""
     stale = []
@@ -484,6 +490,7 @@ def test_theory_records_name_every_module_the_engine_runs():
         assert imported <= set(results.RESULTS[name].producers), name
 
 
+@pytest.mark.slow
 def test_committed_records_were_written_by_the_code_here():
     """A change to a record's producing code (results.RESULTS[...].producers) must come with a
     rerun of the record: otherwise the chapters say "written by older code" to the reader."""

@@ -41,6 +41,7 @@ def test_run_is_reproducible_unit_by_unit():
     assert finite_size.SimulationSpec.from_dict(spec.to_dict()) == spec
 
 
+@pytest.mark.slow
 def test_simulation_agrees_with_theory_at_moderate_D():
     """At D = 300 the first two steps agree with Result 1 to about 1/D in every regime.
 
@@ -55,6 +56,7 @@ def test_simulation_agrees_with_theory_at_moderate_D():
         assert np.max(np.abs(dev)) < 0.025, (regime, dev)
 
 
+@pytest.mark.slow
 def test_noise_enters_as_a_variance():
     """sigma2 = 0.25: reading it as a standard deviation in either engine would move E_1, E_2 by
     2-7% (sigma^2 = 0.0625 or 0.5 instead of 0.25); simulation and theory agree to 1.2%."""

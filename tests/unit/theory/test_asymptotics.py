@@ -81,6 +81,7 @@ def test_floor_residues_vanish_above_alpha_one(point):
 
 
 @pytest.mark.parametrize("point,t", [((0.5, 7.0, 0.01), 200), ((0.2, 3.0, 0.1), 150)])
+@pytest.mark.slow
 def test_excess_against_high_precision_lagrange_form(point, t):
     # the mpmath quadratic form at 80 digits shares nothing with the contours
     exact = closed_form._lagrange_mp(*point, t, 80, depths=[t])[t]

@@ -38,6 +38,7 @@ def test_deep_saturation_value_is_the_floor_not_zero():
     assert theory.error_at(0.5, tau, 0.01, 3000) == pytest.approx(got, rel=1e-10)
 
 
+@pytest.mark.slow
 def test_long_double_bound_refuses_underflow_too():
     """The same range rule holds in the extended-precision tier (x87: 1e-4932)."""
     if not closed_form._HAVE_LONGDOUBLE:
@@ -189,6 +190,7 @@ def _random_points(n, seed):
     return list(zip(alpha.tolist(), tau.tolist(), sigma2.tolist(), t.tolist(), strict=True))
 
 
+@pytest.mark.slow
 def test_property_ridgeless_invariants_and_agreement():
     """300 random points (sigma2 up to 1, t up to 800): whatever each entry point returns is
     finite, E_0 = 1, E_t >= 0, and curve, single depth and grid agree to 1e-9."""
@@ -214,6 +216,7 @@ def test_property_ridgeless_invariants_and_agreement():
     assert returned >= 250
 
 
+@pytest.mark.slow
 def test_property_ridge_invariants():
     """Random lam > 0 points, tau <= 1 included: E_0 = 1, E_t >= 0, finite, or AccuracyError."""
     rng = np.random.default_rng(5)
@@ -230,6 +233,7 @@ def test_property_ridge_invariants():
     assert returned >= 6
 
 
+@pytest.mark.slow
 def test_property_deep_single_depths():
     """40 random points at depths 1000 - 10^4 (sigma2 up to 1), rtol = 1e-8: error_at and
     error_grid return the same positive value (the contour tier), or both raise AccuracyError.

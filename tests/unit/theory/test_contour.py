@@ -64,6 +64,7 @@ BALL_POINTS = [
 
 
 @pytest.mark.parametrize("p", BALL_POINTS)
+@pytest.mark.slow
 def test_contours_inside_the_ball_arithmetic_enclosure(p):
     *point, t = p
     enclosure = ball.ball_error_at(*point, t)
@@ -73,6 +74,7 @@ def test_contours_inside_the_ball_arithmetic_enclosure(p):
     assert abs(_value(v) / mid - 1) < 1e-11
 
 
+@pytest.mark.slow
 def test_deep_single_depth_agrees_with_extended_precision():
     """sigma2 = 1e-4 near tau_c, t = 10^4: the streamed form in long double is certified
     there (bound ~1e-12), an independent evaluation of the same E_t."""
@@ -119,6 +121,7 @@ def test_pole_near_the_contour_when_alpha_is_close_to_1():
     assert abs(_value(v) / float(enclosure.mid) - 1) < 1e-11
 
 
+@pytest.mark.slow
 def test_contours_match_the_papers_recursion_to_1e12():
     """The paper's own algorithm (Appendix D's coefficient recursion, mpmath) at t <= 80, on
     tau_c at the paper's noise: the contours, certified to 1e-11, agree to 1e-12 at every tenth

@@ -101,6 +101,7 @@ def test_cavity_relations_catch_a_wrong_formula(large):
     assert abs(op["c12"] - wrong) > 0.015
 
 
+@pytest.mark.slow
 def test_cavity_residual_shrinks_with_D():
     def rms(D, seeds):
         out = []
@@ -158,6 +159,7 @@ def test_explicit_lambda0_solution(alpha, tau, sigma2):
 @pytest.mark.parametrize(
     "alpha,tau,sigma2", [(2.0, 3.0, 0.01), (0.5, 10.0, 1e-4), (2.0, 2.0, 1e-4), (4.0, 50.0, 0.0)]
 )
+@pytest.mark.slow
 def test_error_curve_lambda0_matches_closed_form(alpha, tau, sigma2):
     curve = dv.ridge_curve(alpha, tau, sigma2, 30, lam=0.0)
     assert 0 < curve.radius < 1
@@ -169,6 +171,7 @@ def test_error_curve_lambda0_matches_closed_form(alpha, tau, sigma2):
     assert np.max(curve.error[1:]) < 1e-6 * np.max(ref)
 
 
+@pytest.mark.slow
 def test_error_bound_holds_on_every_accepted_torus():
     """Each accepted torus, not only the chosen one, bounds its own error (lambda = 0, where
     the closed form is the reference): the bound is conservative by a factor >= 2 here."""
@@ -185,6 +188,7 @@ def test_error_bound_holds_on_every_accepted_torus():
 
 
 @pytest.mark.parametrize("alpha,tau,lam", [(2.0, 1.0, 1e-3), (4.0, 0.95, 1e-3), (0.5, 1.1, 1e-3)])
+@pytest.mark.slow
 def test_lambda_curve_near_tau_1_is_certified(alpha, tau, lam):
     """The fault of the earlier radius search: at tau ~ 1 and small lam, B has singularities
     inside |x| = 0.95 and two large tori agreed on a wrong curve (E_0 = -0.0189 at the first
@@ -195,6 +199,7 @@ def test_lambda_curve_near_tau_1_is_certified(alpha, tau, lam):
     assert curve.radius < 0.5  # the singularities sit well inside the old starting torus
 
 
+@pytest.mark.slow
 def test_lambda_curve_at_tau_1_matches_simulation():
     """(alpha, tau, lam) = (2, 1, 1e-3): theory E_1 = 9.347 (the old search returned -0.0024);
     simulations at D = 600 agree within three standard errors (+1%) at t <= 3."""
@@ -211,6 +216,7 @@ def test_a_torus_around_a_singularity_is_refused():
         dv.ridge_curve(2.0, 1.0, 0.01, 5, lam=1e-3, radius=0.95)
 
 
+@pytest.mark.slow
 def test_accuracy_that_cannot_be_reached_raises():
     """tau < 1 with a tiny ridge: the nearest singularity is at |x| ~ 0.1, so the coefficients
     at depth 5 carry r^-10 ~ 1e10 times the round-off; rtol = 1e-8 cannot be met."""
@@ -228,6 +234,7 @@ def test_ridge_size_limits_come_before_any_work():
 @pytest.mark.parametrize(
     "alpha,tau,lam", [(2.0, 3.0, 0.1), (2.0, 3.0, 1.0), (2.0, 0.5, 0.1), (0.5, 0.5, 1.0)]
 )
+@pytest.mark.slow
 def test_lambda_theory_matches_simulation_at_D800(alpha, tau, lam):
     """The lambda > 0 theory within 3% of simulations for t <= 5 at D = 800 (also tau < 1)."""
     sim, sem, _ = simulate.simulated_curve(
@@ -238,6 +245,7 @@ def test_lambda_theory_matches_simulation_at_D800(alpha, tau, lam):
     assert E[0] == pytest.approx(1.0, abs=1e-10)
 
 
+@pytest.mark.slow
 def test_theory_lam_keyword():
     ref = theory.error_curve(2.0, 3.0, 0.01, 20)
     np.testing.assert_array_equal(theory.error_curve(2.0, 3.0, 0.01, 20, lam=0.0), ref)
@@ -269,6 +277,7 @@ def test_validation():
         dv.explicit_solution(0.0, V, 2.0, 3.0, 0.01)
 
 
+@pytest.mark.slow
 def test_study_helpers():
     assert dv.fit_order([100, 200, 400], [1e-2, 5e-3, 2.5e-3]) == pytest.approx(-1.0, abs=1e-12)
     scaling = dv.cavity_scaling((60, 120), (1, 1), 2.0, 3.0, 0.01, 0.1, U, V)

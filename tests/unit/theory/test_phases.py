@@ -77,6 +77,7 @@ def _behaviour(alpha, tau, s):
     return e2
 
 
+@pytest.mark.slow
 def test_regime_agrees_with_the_exact_curve_at_any_noise():
     rng = np.random.default_rng(20261126)
     checked, band, by_regime = 0, 0, {}

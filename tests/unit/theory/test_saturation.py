@@ -22,6 +22,7 @@ def test_floor_excess_alpha_exact_at_zero_noise():
 
 
 @pytest.mark.parametrize("alpha,sigma2", [(0.1, 0.01), (0.2, 0.0), (0.3, 0.01)])
+@pytest.mark.slow
 def test_floor_excess_interval_matches_scan_of_error_floor(alpha, sigma2):
     lo, hi = saturation.floor_excess_interval(alpha, sigma2)
     assert hi == pytest.approx(1 + (1 + sigma2) / alpha)
@@ -57,6 +58,7 @@ def test_long_curve_keeps_its_small_depths():
     assert long[5] == pytest.approx(independent, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_approach_sides_and_law():
     near = saturation.approach(0.5, 1.1 * phases.tau_c(0.5, 0.01), 0.01)
     assert near["sign"] == +1 and near["law"].source == "negative saddle"

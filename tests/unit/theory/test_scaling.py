@@ -20,6 +20,7 @@ def test_kappa_is_the_slope_of_log_lambda_at_tau_c():
     assert math.log(phases.decay_rate(2.0, tc - 0.01, 0.0)) == pytest.approx(0.01 * k, rel=1e-2)
 
 
+@pytest.mark.slow
 def test_result3_constants_match_the_optimal_depth_search():
     """Independent routes agree: t* delta -> 1/(2 kappa), E_t* sqrt(t*) -> K_c e^{1/2}."""
     rows = scaling.optimal_depth_rows(2.0, 0.0, (0.01,))

@@ -141,6 +141,7 @@ def test_grid_matches_curve():
             assert G[i, j] == pytest.approx(ref, rel=RTOL)
 
 
+@pytest.mark.slow
 def test_large_depth_exponential_regime():
     # well conditioned (sigma2 small): the float64 bound certifies t = 1500 to 1e-9
     p = (2.0, 12.0, 1e-4)
@@ -152,6 +153,7 @@ def test_large_depth_exponential_regime():
     assert E[t + 1] / E[t] == pytest.approx(lam * math.sqrt(t / (t + 1)), rel=2e-3)
 
 
+@pytest.mark.slow
 def test_ill_conditioned_large_depth_is_now_certified():
     """Saturation with sigma2 = 0.1: the quadratic form's condition grows exponentially in t and
     used to end in AccuracyError at t_max = 2500; the contour tier certifies those depths, and
@@ -253,6 +255,7 @@ def _long(p):
 
 
 @pytest.mark.parametrize("p", LONG_POINTS)
+@pytest.mark.slow
 def test_long_curve_auto_within_rtol_of_reference(p):
     E, _, _, ref = _long(p)
     for t, r in ref.items():
@@ -260,6 +263,7 @@ def test_long_curve_auto_within_rtol_of_reference(p):
 
 
 @pytest.mark.parametrize("p", LONG_POINTS)
+@pytest.mark.slow
 def test_long_curve_float64_bound_is_honest(p):
     # the a-priori bound must cover the actual float64 error at every sampled depth
     _, Ef, bound, ref = _long(p)
@@ -267,6 +271,7 @@ def test_long_curve_float64_bound_is_honest(p):
         assert abs(Ef[t] - r) <= bound[t], (t, abs(Ef[t] - r) / abs(r), bound[t] / abs(r))
 
 
+@pytest.mark.slow
 def test_long_curve_against_lagrange_mp():
     # a second, mpmath reference (the same quadratic form at 30 digits, rho = alpha)
     p = LONG_POINTS[0]
