@@ -35,6 +35,8 @@ __all__ = [
     "classify",
     "finite_d_regime_map",
     "MeanSem",
+    "grid_statistics",
+    "agreement",
     "mean_sem",
     "regime_of_curve",
     "representatives",
@@ -176,6 +178,17 @@ def regime_agreement(measured, theory):
     return sum(m == t for m, t in pairs), len(pairs)
 
 
+def agreement(measured, theory) -> str:
+    """:func:`regime_agreement` as the chapters print it, ``"same/compared"``.
+
+    Examples
+    --------
+    >>> agreement([["decay", "saturation"]], [["decay", None]])
+    '1/1'
+    """
+    return "{}/{}".format(*regime_agreement(measured, theory))
+
+
 def classify(curves, rule=None):
     """:func:`regime_of_curve` under ``rule`` (default :data:`RULE`) of every curve of a nested
     ``[L][M][t]`` list or array: nested lists ``[L][M]`` (e.g. the simplified model's curves
@@ -240,6 +253,18 @@ def mean_sem(E) -> MeanSem:
     trials = E.shape[-2]
     sem = E.std(axis=-2, ddof=1) / np.sqrt(trials) if trials > 1 else np.zeros_like(E[..., 0, :])
     return MeanSem(E.mean(axis=-2), sem)
+
+
+def grid_statistics(data) -> dict:
+    """``{(statistic, model, mask): MeanSem}``: the trial mean and its standard error of every
+    curve of a Figure 2 grid's data, ``[L][M][t]`` each (:data:`STATISTICS`, the models and
+    masks of :mod:`cotbook.attention.layer`)."""
+    return {
+        (s, m, k): mean_sem(curves(data, m, k, s))
+        for s in STATISTICS
+        for m in layer.MODELS
+        for k in layer.MASKS
+    }
 
 
 def regime_of_curve(curve, rule=RULE):

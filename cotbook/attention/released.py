@@ -7,7 +7,9 @@ module holds what the book computes from them, on plain numbers and arrays (it n
 record itself): which stated protocol each run departs from, and where (:func:`protocol_of`,
 :func:`mismatches`); how far two runs on the same seeds lie apart (:func:`factor_apart`);
 which trials of a cell fall into separate groups (:func:`split_trials`); and the smallest
-context length at which a heatmap leaves a regime (:func:`first_departure`).  How much a
+context length at which a heatmap leaves a regime (:func:`first_departure`); and whether one of
+their single-seed values lies where one more of the book's trials could fall
+(:func:`versus_trials`).  How much a
 single-seed cell owes to its one test set is :mod:`cotbook.attention.lottery`.
 """
 
@@ -33,6 +35,9 @@ __all__ = [
     "split_trials",
     "level",
     "first_departure",
+    "LEVEL",
+    "Versus",
+    "versus_trials",
 ]
 
 FIGURE2_STATED = {
@@ -317,3 +322,84 @@ def first_departure(kinds, Ls, regime="overthinking"):
         if other:
             return L, other
     return None
+
+
+LEVEL = 0.95
+"""The level of the prediction interval :func:`versus_trials` sets their value against."""
+
+
+class Versus(NamedTuple):
+    """Their single-seed value against the book's trials of the same cell, per depth
+    (:func:`versus_trials`)."""
+
+    centre: np.ndarray
+    """The geometric mean of the book's trials."""
+    low: np.ndarray
+    """The lower end of the prediction interval of one more trial."""
+    high: np.ndarray
+    """Its upper end (``inf`` where a trial overflowed)."""
+    inside: np.ndarray
+    """Whether their value lies in ``[low, high]``."""
+    bimodal: np.ndarray
+    """Whether the book's trials split into two groups (:func:`split_trials`)."""
+
+
+def versus_trials(ours, theirs, level=LEVEL, gap=GAP) -> Versus:
+    """Where one more of the book's trials of a cell could fall, and whether their value does.
+
+    ``log E`` of one more trial is predicted from the ``n`` trials' ``log E`` as a draw from
+    the same normal law: the interval ``mean +- t_{n-1} s sqrt(1 + 1/n)`` (Student's ``t`` at
+    ``level``, ``s`` the trials' standard deviation), the standard prediction interval of one
+    new draw. A trial that overflowed (``inf``) makes the interval unbounded above, its lower
+    end taken from the finite trials (or 0 when fewer than two are finite).
+
+    Parameters
+    ----------
+    ours : array_like, shape ``(trials, depths)``
+        The book's trials of one cell, ``> 0`` (``inf`` allowed), at least two trials.
+    theirs : array_like, shape ``(depths,)``
+        Their value at the same depths, ``> 0``.
+    level : float
+        The interval's level in ``(0, 1)`` (default :data:`LEVEL`).
+    gap : float
+        The factor above which the trials count as split (:func:`split_trials`).
+
+    Examples
+    --------
+    >>> v = versus_trials([[1.0, 0.10], [1.2, 0.12], [0.9, 0.09]], [1.1, 0.3])
+    >>> v.inside.tolist(), [round(float(x), 2) for x in v.high]
+    ([True, False], [2.11, 0.21])
+    """
+    ours = np.asarray(ours, dtype=float)  # inf allowed: a trial that overflowed
+    theirs = _checks.array("theirs", theirs, ndim=1)
+    if ours.ndim != 2 or ours.shape[0] < 2 or ours.shape[1] != theirs.size:
+        raise ValueError(
+            f"ours must be (trials >= 2, depths) with one depth per value of theirs, got "
+            f"{ours.shape} and {theirs.shape}"
+        )
+    if np.any(np.isnan(ours)) or np.any(ours <= 0) or np.any(~(theirs > 0)):
+        raise ValueError("ours and theirs must be errors > 0 (ours may be inf)")
+    level = _checks.real("level", level, "a number in (0, 1)")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+    from scipy import stats
+
+    depths = ours.shape[1]
+    centre, low, high = (np.empty(depths) for _ in range(3))
+    bimodal = np.zeros(depths, dtype=bool)
+    for k in range(depths):
+        col = ours[:, k]
+        finite = np.log(col[np.isfinite(col)])
+        n = finite.size
+        if n >= 2:
+            half = stats.t.ppf(0.5 + level / 2, n - 1) * finite.std(ddof=1) * math.sqrt(1 + 1 / n)
+            low[k], high[k] = np.exp(finite.mean() - half), np.exp(finite.mean() + half)
+            centre[k] = np.exp(finite.mean())
+        else:
+            low[k] = 0.0 if n == 0 else float(np.exp(finite[0]))
+            high[k] = centre[k] = np.inf
+        if n < col.size:
+            high[k] = centre[k] = np.inf
+        bimodal[k] = n == col.size and bool(split_trials(col, gap).high)
+    inside = (theirs >= low) & (theirs <= high)
+    return Versus(centre, low, high, inside, bimodal)

@@ -29,6 +29,7 @@ __all__ = [
     "attention_grid",
     "regime_curves",
     "versus_theory",
+    "trials_and_single",
     "REGIME_COLOURS",
     "regime_map",
     "regime_legend",
@@ -255,6 +256,32 @@ def versus_theory(ax, curves, **legend):
     (key,) = ax.plot([], [], "k--", lw=1.0)
     handles, labels = ax.get_legend_handles_labels()
     ax.legend([*handles, key], [*labels, "theory"], **legend)
+    return ax
+
+
+def trials_and_single(ax, cells, **legend):
+    """``{label: (trials, single)}``: each cell's trials ``(trials, t)`` as thin lines and one
+    single-seed run of the same cell ``(t,)`` as dots, one colour per cell, ``E_t`` on a log
+    scale; one legend with a key for each kind of mark, placed by ``legend``."""
+    for k, (label, (trials, single)) in enumerate(cells.items()):
+        trials = np.asarray(trials, dtype=float)
+        single = _checks.array("single", single, ndim=1)
+        if trials.ndim != 2 or trials.shape[1] != single.size:
+            raise ValueError(
+                f"trials of {label!r} must be (trials, {single.size}), got {trials.shape}"
+            )
+        color = PALETTE[k % len(PALETTE)]
+        t = np.arange(single.size)
+        for row in trials:
+            ax.plot(t, row, color=color, lw=0.9, alpha=0.8)
+        ax.plot(t, single, "o", color=color, ms=2.5, label=label)
+    (ours,) = ax.plot([], [], "-", color="0.4", lw=0.9)
+    (theirs,) = ax.plot([], [], "o", color="0.4", ms=2.5)
+    handles, labels = ax.get_legend_handles_labels()
+    ax.legend([*handles, ours, theirs], [*labels, "book's trials", "single seed"], **legend)
+    ax.set_yscale("log")
+    ax.set_xlabel("CoT depth $t$")
+    ax.set_ylabel(r"$\mathcal{E}_t$")
     return ax
 
 

@@ -14,6 +14,7 @@ from typing import NamedTuple
 from ..attention import grid as attention_grid
 from ..attention import instability as attention_instability
 from ..attention import lottery as attention_lottery
+from ..attention import protocol as attention_protocol
 from ..attention import softmax_study as attention_softmax
 from ..simulation import finite_size as fs
 from ..theory import numerics
@@ -27,6 +28,7 @@ __all__ = [
     "instability",
     "softmax",
     "lottery",
+    "protocol",
     "simulation",
     "simulation_precision",
     "accuracy",
@@ -177,6 +179,21 @@ def lottery(scale="book") -> Study:
             f"of {spec.tasks} tasks, lambda = {spec.settings['lam']:g}, "
             f"{spec.settings['steps']} steps"
         ),
+    )
+
+
+def protocol() -> Study | None:
+    """The authors' released protocol run by the book (:mod:`cotbook.attention.protocol`):
+    the saved ``authors_protocol`` record, or ``None`` (too long to run inside a chapter)."""
+    return _saved(
+        "authors_protocol",
+        attention_protocol.ProtocolSpec.from_dict,
+        lambda spec: "; ".join(
+            f"{model}: {len(cells)} cells, L = {sorted({L for L, _ in cells})}"
+            for model, cells in spec.cells.items()
+        )
+        + f"; {spec.trials} trials, lambda = {spec.settings['lam']:g}, "
+        f"{spec.settings['steps']} steps, t <= {spec.t_max}",
     )
 
 

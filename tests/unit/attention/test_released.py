@@ -137,3 +137,34 @@ def test_level_is_the_geometric_mean_of_a_group():
         released.level(errors, (5,))
     with pytest.raises(ValueError, match="> 0"):
         released.level([0.0, 1.0], (0,))
+
+
+def test_versus_trials_is_the_prediction_interval_of_one_more_trial():
+    """The interval is Student's prediction interval in log E: about 95% of fresh draws from
+    the trials' own law fall inside it (n = 3), far more than the trials' bare range (50%)."""
+    rng = np.random.default_rng(5)
+    hits = []
+    for _ in range(2000):
+        draws = np.exp(rng.normal(-3.0, 0.4, size=4))
+        hits.append(released.versus_trials(draws[:3, None], draws[3:]).inside[0])
+    assert 0.93 < np.mean(hits) < 0.97  # 3 standard errors of 2000 draws
+    v = released.versus_trials([[1.0, 0.10], [1.2, 0.12], [0.9, 0.09]], [1.1, 0.3])
+    assert v.inside.tolist() == [True, False] and not v.bimodal.any()
+    logs = np.log([0.10, 0.12, 0.09])
+    half = 4.302652729749464 * logs.std(ddof=1) * np.sqrt(4 / 3)  # t_{0.975, 2}
+    assert v.high[1] == pytest.approx(np.exp(logs.mean() + half), rel=1e-12)
+    assert v.centre[1] == pytest.approx(np.exp(logs.mean()), rel=1e-12)
+    assert released.versus_trials([[1.0], [1.0], [1.0]], [1.0], level=0.99).inside.all()
+
+
+def test_versus_trials_with_an_overflow_and_a_split():
+    v = released.versus_trials([[1.0, np.inf], [1.2, 5.0], [0.9, 3.0]], [1.1, 1e30])
+    assert v.high[1] == np.inf and v.inside.tolist() == [True, True]
+    split = released.versus_trials([[0.001], [0.05], [0.06]], [0.05])
+    assert split.bimodal.tolist() == [True]
+    with pytest.raises(ValueError, match="ours must be"):
+        released.versus_trials([[1.0, 2.0]], [1.0, 2.0])
+    with pytest.raises(ValueError, match="errors > 0"):
+        released.versus_trials([[1.0], [np.nan]], [1.0])
+    with pytest.raises(ValueError, match="level"):
+        released.versus_trials([[1.0], [2.0]], [1.0], level=1.0)

@@ -234,3 +234,18 @@ def test_percent_labels_shares_to_a_tenth_of_a_point():
     assert labels == ["99.7", "0.4", "100", "0", "100", "8.5"]
     with pytest.raises(ValueError, match=r"share must be a number in \[0, 1\]"):
         plotting.percent(1.2)
+
+
+def test_trials_and_single_draws_each_cell_in_one_colour():
+    fig, ax = plt.subplots()
+    trials = np.array([[2.0, 1.0, 0.5], [2.0, 1.1, np.inf]])
+    plotting.trials_and_single(ax, {"a": (trials, [2.0, 0.9, 0.4]), "b": (trials / 2, [1, 1, 1])})
+    lines = [ln for ln in ax.lines if len(ln.get_xdata())]
+    assert len(lines) == 6  # two trials and one single run per cell
+    assert lines[0].get_color() == lines[2].get_color() != lines[3].get_color()
+    assert lines[2].get_linestyle() == "None" and lines[2].get_marker() == "o"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["a", "b", "book's trials", "single seed"] and ax.get_yscale() == "log"
+    with pytest.raises(ValueError, match="trials of 'a'"):
+        plotting.trials_and_single(ax, {"a": (trials, [1.0, 2.0])})
+    plt.close(fig)

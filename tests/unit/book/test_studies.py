@@ -47,6 +47,7 @@ def test_simulation_study_reads_a_saved_record_or_runs_now(committed, monkeypatc
         studies.simulation("huge")
 
 
+@pytest.mark.slow
 def test_grid_study_and_run_costs(committed, monkeypatch):
     spec = grid.GRID_SCALES["tiny"]
     monkeypatch.setitem(grid.GRID_SCALES, "book", spec)
@@ -55,8 +56,14 @@ def test_grid_study_and_run_costs(committed, monkeypatch):
     assert now.caption.startswith("book scale, computed now\n  L = [5, 20]\n  M = [10, 40]")
     assert studies.sensitivity() is None and studies.run_costs() == []
     data, timings = now.data, dict(now.timings_s, total=sum(now.timings_s.values()))
-    results.save("attention_grid", scale="paper", config=spec.to_dict(), data=data,
-                 timings=timings, directory=committed)
+    results.save(
+        "attention_grid",
+        scale="paper",
+        config=spec.to_dict(),
+        data=data,
+        timings=timings,
+        directory=committed,
+    )
     saved = studies.grid()
     assert saved.record is not None and saved.spec == spec
     assert json.dumps(saved.data) == json.dumps(data)
@@ -66,3 +73,28 @@ def test_grid_study_and_run_costs(committed, monkeypatch):
     assert cost.written_by == saved.record.written_by()
     with pytest.raises(ValueError, match="scale must be one of"):
         studies.grid("huge")
+
+
+def test_protocol_and_lottery_studies_read_their_records(committed, monkeypatch):
+    """The protocol study is read or absent (never run inside a chapter); the lottery is read,
+    else run now at its book scale."""
+    from cotbook.attention import lottery, protocol
+
+    assert studies.protocol() is None
+    spec = protocol.SCALES["tiny"]
+    data = {"E": {"linear": {"examples": [[[1.0, 0.5]]]}}}
+    results.save("authors_protocol", scale="book", config=spec.to_dict(), data=data,
+                 timings={"u": 1.0}, directory=committed)  # fmt: skip
+    saved = studies.protocol()
+    assert saved.spec == spec and saved.data == data
+    assert saved.caption.startswith("book scale, read from book/results/authors_protocol.json")
+    assert "linear: 2 cells, L = [10]; softmax: 1 cells, L = [10]; 2 trials" in saved.caption
+    tiny = lottery.SCALES["tiny"]
+    monkeypatch.setitem(lottery.SCALES, "book", tiny)
+    now = studies.lottery()
+    assert (
+        now.record is None
+        and now.spec == tiny
+        and now.caption.startswith("book scale, computed now")
+    )
+    assert len(now.data["mean"]) == tiny.sets
