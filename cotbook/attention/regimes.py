@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _checks
+from .. import _checks, theory
 from ..simulation import simulate
 from ..theory import phases
 from . import layer
@@ -21,6 +21,7 @@ __all__ = [
     "FLOOR",
     "Rule",
     "RULE",
+    "STRAIGHT",
     "RISES",
     "FLOORS",
     "HORIZONS",
@@ -37,6 +38,7 @@ __all__ = [
     "MeanSem",
     "grid_statistics",
     "agreement",
+    "late_decades",
     "mean_sem",
     "regime_of_curve",
     "representatives",
@@ -82,6 +84,15 @@ RISES = (1.05, 1.1, 1.5, 2.0)
 """Overthinking thresholds of the sensitivity study (:func:`rule_sensitivity`)."""
 FLOORS = (0.025, 0.05, 0.1, 0.2)
 """Decay thresholds (fractions of ``E_0``) of the sensitivity study."""
+STRAIGHT = 0.5
+"""How close to the theory's exponential a decaying curve must stay (the paper's "this decay is
+close to the exponential behavior predicted by the theory", Section 6): over the second half
+of the horizon it loses at least this fraction of the decades that the theory's own curve at
+the same ``(alpha, tau)`` loses there (Result 1, ``sigma2 = 0``: ``E_t ~ K t^{-1/2}
+Lambda^t``).  A curve that stops at a floor loses almost none; the reference is the theory's
+curve, not a straight line, because near ``alpha = 1`` and ``tau_c`` the theory's own decay is
+slow and bends (its ``t^{-1/2}`` and a rate close to 1)."""
+
 HORIZONS = (20, 30, 40)
 """Depth horizons of the sensitivity study: the paper's heatmap depth, the public code's last
 depth (about 30) and the deepest saved depth."""
@@ -342,7 +353,9 @@ def claims(spec, data, model, mask="history", t=20, statistic="mean", rule=RULE)
     non-increasing in ``L`` along the decaying cells at the largest ``M`` (at least two); the
     best depth ``t* = argmin_{t <= T} E_t`` non-decreasing in ``M`` along each ``L`` with at
     least two overthinking cells; at least one overthinking cell ending (``t = T``) above a
-    saturating cell with fewer examples.
+    saturating cell with fewer examples; every decaying cell at the largest ``M`` (where the
+    theory decays) still falling at the end of the horizon as the theory's curve does
+    (:data:`STRAIGHT`).
 
     Returns a list of :class:`Claim`, the headline ("all three regimes appear") first.
     """
@@ -354,7 +367,39 @@ def claims(spec, data, model, mask="history", t=20, statistic="mean", rule=RULE)
     measured, _ = regime_map(spec, data, model, mask, statistic=statistic, rule=rule)
     if rule.horizon is not None:
         mean = mean[..., : rule.horizon + 1]
-    return _claims(list(spec.Ls), list(spec.Ms), mean, np.array(measured), t)
+    late = _late_decades(spec, mean, measured)
+    return _claims(list(spec.Ls), list(spec.Ms), mean, np.array(measured), t, late)
+
+
+def _late_decades(spec, mean, measured) -> dict:
+    """``{L: (trained, theory)}`` over the decaying cells at the largest ``M`` where the
+    theory's curve falls: the decades each curve loses over the second half of the horizon
+    (``mean`` cut at it)."""
+    D, M, T = spec.settings["D"], spec.Ms[-1], mean.shape[-1] - 1
+    out = {}
+    for i, L in enumerate(spec.Ls):
+        if measured[i][-1] != "decay" or M <= D:
+            continue
+        curve = theory.error_curve(L / D, M / D, 0.0, T)
+        reference = float(np.log10(curve[T // 2] / curve[T]))
+        if reference > 0:
+            out[L] = (float(np.log10(mean[i, -1, T // 2] / mean[i, -1, T])), reference)
+    return out
+
+
+def late_decades(spec, data, model, mask="history", *, statistic="mean", rule=RULE) -> dict:
+    """What the statement "decay close to exponential" of :func:`claims` reads: ``{L:
+    (trained, theory)}``, the decades the trial-mean curve of ``statistic`` and the theory's
+    curve (Result 1, ``sigma2 = 0``, same ``alpha``, ``tau``) lose over the second half of the
+    horizon, at each decaying cell of the largest ``M`` where the theory falls.  The statement
+    holds if every ``trained >= STRAIGHT * theory``; the ratios show how far each cell is from
+    that threshold."""
+    rule = _rule(rule)
+    mean, _ = mean_sem(curves(data, model, mask, statistic))
+    measured, _ = regime_map(spec, data, model, mask, statistic=statistic, rule=rule)
+    if rule.horizon is not None:
+        mean = mean[..., : rule.horizon + 1]
+    return _late_decades(spec, mean, measured)
 
 
 def _best_depths(mean, kinds):
@@ -384,6 +429,7 @@ STATEMENT_LABELS = {
     "more examples L: faster decay": "more $L$, faster decay",
     "more tasks M: longer useful CoT (t* grows with M)": "more $M$, later $t^*$",
     "overthinking can end worse than saturation with fewer examples": "overthinking ends worse",
+    "decay close to exponential": "decay stays exponential",
 }
 """Short labels (Markdown, with math) of the statements of :func:`claims`, for narrow tables."""
 
@@ -392,9 +438,9 @@ def _listed(name, values):
     return f"{name} at $L = {', '.join(map(str, values))}$" if values else f"{name} at no $L$"
 
 
-def _claims(Ls, Ms, mean, kinds, t):
-    """:func:`claims` from the trial-mean curves ``mean[L][M][t]`` (cut at the horizon) and the
-    regimes ``kinds[L][M]``."""
+def _claims(Ls, Ms, mean, kinds, t, late):
+    """:func:`claims` from the trial-mean curves ``mean[L][M][t]`` (cut at the horizon), the
+    regimes ``kinds[L][M]`` and ``late`` (:func:`_late_decades`)."""
     half = len(Ms) // 2
     low = float(np.mean(kinds[:, :half] == "overthinking"))
     high = float(np.mean(kinds[:, half:] == "overthinking"))
@@ -416,6 +462,7 @@ def _claims(Ls, Ms, mean, kinds, t):
         for k, m in zip(*np.nonzero(kinds == "saturation"), strict=True)
         if Ls[k] < Ls[i] and mean[i, j, -1] > mean[k, m, -1]
     ]
+    floored = [L for L, (trained, ref) in late.items() if trained < STRAIGHT * ref]
     E_text = (
         rf"$\mathcal{{E}}_{{{t}}} = "
         + ", ".join(f"{v:.2g}" for v in E_top.values())
@@ -449,6 +496,12 @@ def _claims(Ls, Ms, mean, kinds, t):
             "overthinking can end worse than saturation with fewer examples",
             f"{len(worse)} pair{'' if len(worse) == 1 else 's'} of cells",
             bool(worse),
+        ),
+        Claim(
+            "decay close to exponential",
+            f"{_listed('still falling', [L for L in late if L not in floored])}; "
+            f"{_listed('a floor', floored)}",
+            bool(late) and not floored,
         ),
     ]
 

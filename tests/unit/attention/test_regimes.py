@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from cotbook.attention import grid, regimes
+from cotbook.attention import grid, regimes, versus_theory
 
 
 def test_regime_of_curve():
@@ -130,6 +130,32 @@ def test_representatives_and_claims_on_a_known_grid():
     assert not holds["more examples L: faster decay"]  # a single decaying L: not measurable
     assert not holds["more tasks M: longer useful CoT (t* grows with M)"]  # one M per row
     assert holds["overthinking can end worse than saturation with fewer examples"]
+    assert holds["decay close to exponential"]  # 2 * 0.8**t: as many decades in each half
+
+
+def test_a_decay_that_stops_at_a_floor_is_not_close_to_exponential():
+    """The trained layer's L > D curves: below a tenth of E_0 (decay by the rule), then flat.
+    The statement reads the decades lost over the horizon's second half against those the
+    theory's own curve loses there (3.19 at alpha = 3.2, tau = 64)."""
+    t = np.arange(41)
+    floor = 0.02 + 2.0 * 0.6**t  # loses 2 decades by t = 20, then 0.002 of one
+    config, data = _two_by_two(0.5 + 1.5 * 0.8**t, 0.5 + 1.5 * 0.8**t, 2 * 0.8**t, floor)
+    assert regimes.regime_map(config, data, "linear")[0][1][1] == "decay"
+    found = {c.statement: c for c in regimes.claims(config, data, "linear")}
+    straight = found["decay close to exponential"]
+    assert not straight.holds
+    assert straight.measured == "still falling at no $L$; a floor at $L = 160$"
+    ((L, (trained, theory)),) = regimes.late_decades(config, data, "linear").items()
+    assert L == 160 and 0 < trained < 0.01 and theory == pytest.approx(3.19, abs=0.01)
+    # the theory's own curve passes; one losing a bit under half its late decades does not
+    law = versus_theory.theory_curve(160, 3200, 50, 40)
+    late = np.log10(law[20] / law[40])
+    assert 3.1 < late < 3.3
+    slow = np.where(t <= 20, law, law[20] * (law / law[20]) ** (0.99 * regimes.STRAIGHT))
+    for curve, holds in ((law, True), (slow, False)):
+        config, data = _two_by_two(0.5 + 1.5 * 0.8**t, 0.5 + 1.5 * 0.8**t, 2 * 0.8**t, curve)
+        found = {c.statement: c.holds for c in regimes.claims(config, data, "linear")}
+        assert found["decay close to exponential"] is holds
 
 
 def test_sensitivity_table_reads_means_and_regimes():
@@ -220,7 +246,7 @@ def test_rule_sensitivity_counts_the_rules_under_which_each_statement_holds():
     config, data = _rule_grid()
     robust = regimes.rule_sensitivity(config, data, "linear")
     # decay at L = 160, M = 3200 under 2 of 4 floors x 4 rises x 3 horizons = 24 of 48 rules
-    assert [r.holds_in for r in robust] == [24, 48, 24, 0, 0, 48]
+    assert [r.holds_in for r in robust] == [24, 48, 24, 0, 0, 48, 0]
     assert {r.variants for r in robust} == {48}
     assert robust[0].statement == "all three regimes appear"
     holds, caveats = regimes.robust_verdict(robust)
@@ -231,16 +257,17 @@ def test_rule_sensitivity_counts_the_rules_under_which_each_statement_holds():
         "holds in 24 of 48 variants",
         "more examples L: faster decay: not seen under any rule variant",
         "more tasks M: longer useful CoT (t* grows with M): not seen under any rule variant",
+        "decay close to exponential: not seen under any rule variant",
     ]
     assert all(caveats.values())
-    assert regimes.robust_summary(robust) == "2 of 6 under all 48 rule variants, 2 more under some"
+    assert regimes.robust_summary(robust) == "2 of 7 under all 48 rule variants, 2 more under some"
     assert regimes.count_ranges(config, data, "linear") == {
         "decay": (0, 1),
         "overthinking": (2, 2),
         "saturation": (1, 2),
     }
     only = regimes.rule_sensitivity(config, data, "linear", rules=[regimes.Rule(1.1, 0.2, 30)])
-    assert [r.holds_in for r in only] == [1, 1, 1, 0, 0, 1]
+    assert [r.holds_in for r in only] == [1, 1, 1, 0, 0, 1, 0]
     with pytest.raises(ValueError, match="rules must hold at least one Rule"):
         regimes.rule_sensitivity(config, data, "linear", rules=[])
 
@@ -287,6 +314,7 @@ def test_claims_say_what_they_measured_in_a_few_words():
         r"$\mathcal{E}_{20} = 0.023$ at $L = 160$",  # 2 * 0.8**20 = 0.0231
         "$t^*$ non-decreasing in $M$ at 0 of 0 $L$",
         "1 pair of cells",
+        "still falling at $L = 160$; a floor at no $L$",
     ]
     assert set(regimes.STATEMENT_LABELS) == {c.statement for c in found}
     assert max(len(label) for label in regimes.STATEMENT_LABELS.values()) <= 25
