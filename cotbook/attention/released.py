@@ -38,6 +38,8 @@ __all__ = [
     "LEVEL",
     "Versus",
     "versus_trials",
+    "CellVersus",
+    "cells_versus",
 ]
 
 FIGURE2_STATED = {
@@ -403,3 +405,59 @@ def versus_trials(ours, theirs, level=LEVEL, gap=GAP) -> Versus:
         bimodal[k] = n == col.size and bool(split_trials(col, gap).high)
     inside = (theirs >= low) & (theirs <= high)
     return Versus(centre, low, high, inside, bimodal)
+
+
+class CellVersus(NamedTuple):
+    """One cell of :func:`cells_versus`."""
+
+    L: int
+    M: int
+    theirs: np.ndarray
+    """Their value at the depths compared."""
+    versus: Versus
+    """:func:`versus_trials` at those depths."""
+    verdict: str
+    """At the depths up to ``early``: ``"bimodal"`` (our trials split), ``"inside"`` (their
+    value inside the interval at every one) or ``"outside"``."""
+    apart: float
+    """The largest factor between their value and our trials' geometric mean up to ``early``."""
+
+
+def cells_versus(cells, ours, theirs, depths, *, early=10, level=LEVEL) -> list:
+    """:func:`versus_trials` for every cell of a study, with a verdict up to depth ``early``.
+
+    Parameters
+    ----------
+    cells : sequence of ``(L, M)``
+    ours : array_like, shape ``(cells, trials, t)``
+        The book's trials of each cell, over every saved depth.
+    theirs : array_like, shape ``(cells, t)``
+        Their single run of each cell, over the same depths.
+    depths : sequence of int
+        The depths compared; at least one ``<= early``.
+
+    Examples
+    --------
+    >>> ours = [[[2.0, 1.0, 0.5], [2.0, 1.1, 0.6], [2.0, 0.9, 0.45]]]
+    >>> (cell,) = cells_versus([(10, 20)], ours, [[2.0, 1.05, 2.0]], [1, 2], early=1)
+    >>> cell.verdict, round(cell.apart, 3), cell.versus.inside.tolist()
+    ('inside', 1.054, [True, False])
+    """
+    ours = np.asarray(ours, dtype=float)
+    theirs = _checks.array("theirs", theirs, ndim=2)
+    depths = [_checks.nonneg_int("depths", t) for t in depths]
+    early = _checks.nonneg_int("early", early)
+    if ours.ndim != 3 or len(cells) != ours.shape[0] or theirs.shape[0] != ours.shape[0]:
+        raise ValueError("cells, ours (cells, trials, t) and theirs (cells, t) must match")
+    at = [i for i, t in enumerate(depths) if t <= early]
+    if not at or max(depths) >= min(ours.shape[2], theirs.shape[1]):
+        raise ValueError(f"depths must include one <= early = {early} and lie on the curves")
+    out = []
+    for (L, M), mine, single in zip(cells, ours, theirs, strict=True):
+        v = versus_trials(mine[:, depths], single[depths], level)
+        verdict = (
+            "bimodal" if v.bimodal[at].any() else "inside" if v.inside[at].all() else "outside"
+        )
+        apart = float(factor_apart(single[depths][at], v.centre[at]).max())
+        out.append(CellVersus(int(L), int(M), single[depths], v, verdict, apart))
+    return out

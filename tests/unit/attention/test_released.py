@@ -168,3 +168,18 @@ def test_versus_trials_with_an_overflow_and_a_split():
         released.versus_trials([[1.0], [np.nan]], [1.0])
     with pytest.raises(ValueError, match="level"):
         released.versus_trials([[1.0], [2.0]], [1.0], level=1.0)
+
+
+def test_cells_versus_gives_each_cell_its_verdict_up_to_the_early_depth():
+    ours = np.array([[[2.0, 1.0, 0.5], [2.0, 1.1, 0.6], [2.0, 0.9, 0.45]]] * 3)
+    theirs = np.array([[2.0, 1.05, 2.0], [2.0, 3.0, 0.5], [2.0, 1.0, 0.5]])
+    ours[2, 0, 1] = 0.01  # one trial 100 times lower at t = 1: the cell splits
+    cells = released.cells_versus([(1, 2), (3, 4), (5, 6)], ours, theirs, [1, 2], early=1)
+    assert [c.verdict for c in cells] == ["inside", "outside", "bimodal"]
+    assert cells[1].apart == pytest.approx(3.0 / np.exp(np.log([1.0, 1.1, 0.9]).mean()))
+    assert [(c.L, c.M) for c in cells] == [(1, 2), (3, 4), (5, 6)]
+    np.testing.assert_array_equal(cells[0].theirs, [1.05, 2.0])
+    with pytest.raises(ValueError, match="must match"):
+        released.cells_versus([(1, 2)], ours, theirs, [1, 2])
+    with pytest.raises(ValueError, match="early"):
+        released.cells_versus([(1, 2)] * 3, ours, theirs, [2], early=1)
