@@ -6,7 +6,7 @@ expands, so which tasks a set happens to draw decides its value, while the media
 This module measures that on one model trained with the authors' linear heatmap protocol
 (:data:`cotbook.attention.protocol.RELEASED_SETTINGS`): :func:`train_one`, evaluated on
 :func:`fresh_test_sets` (:func:`per_task_errors`), summarised per set (:func:`carriers`,
-:func:`set_summary`).
+:func:`summarise`, :func:`from_record`).
 
 It is a study like :mod:`cotbook.attention.grid` (:class:`LotterySpec`, :func:`run_unit`,
 :func:`assemble`), run by ``python -m cotbook experiments --scale book --only lottery`` into
@@ -33,7 +33,7 @@ __all__ = [
     "per_task_errors",
     "carriers",
     "SetSummary",
-    "set_summary",
+    "summarise",
     "from_record",
     "run_unit",
     "assemble",
@@ -184,7 +184,7 @@ def carriers(errors, share=0.5) -> int:
 
 
 class SetSummary(NamedTuple):
-    """Per test set (:func:`set_summary`), at the chosen depths."""
+    """Per test set (:func:`from_record`), at the chosen depths."""
 
     mean: np.ndarray
     """``mean[k, i]``: the mean over set ``k``'s tasks at ``depths[i]`` (the paper's MSE)."""
@@ -194,26 +194,23 @@ class SetSummary(NamedTuple):
     """``carriers[k]``: :func:`carriers` of set ``k`` at ``carry_depth``."""
 
 
-def set_summary(errors, depths, carry_depth) -> SetSummary:
-    """Mean and median over each set's tasks at ``depths``, and how many tasks carry half of
-    each set's mean at ``carry_depth``, from :func:`per_task_errors`."""
-    errors = _checks.array("errors", errors, ndim=3)
-    last = errors.shape[2] - 1
-    picked = [_checks.nonneg_int("depths", t) for t in depths] + [
-        _checks.nonneg_int("carry_depth", carry_depth)
-    ]
-    if max(picked) > last:
-        raise ValueError(f"depths and carry_depth must be in [0, {last}], got {picked}")
-    at = errors[:, :, picked[:-1]]
-    return SetSummary(
-        at.mean(axis=1),
-        np.median(at, axis=1),
-        np.array([carriers(e[:, picked[-1]]) for e in errors]),
-    )
+def summarise(errors) -> dict:
+    """Per test set and depth, from :func:`per_task_errors` ``(sets, tasks, t)``: the mean and
+    median over the set's tasks and :func:`carriers` of half the mean, ``{"mean", "median",
+    "carriers"}`` each ``[set][t]`` (the record's data, :func:`assemble`)."""
+    errors = np.asarray(errors, dtype=float)
+    if errors.ndim != 3 or np.isnan(errors).any():
+        raise ValueError(f"errors must be (sets, tasks, t) with no NaN, got shape {errors.shape}")
+    return {
+        "mean": errors.mean(axis=1).tolist(),
+        "median": np.median(errors, axis=1).tolist(),
+        "carriers": [[carriers(e[:, t]) for t in range(errors.shape[2])] for e in errors],
+    }
 
 
 def from_record(data, depths, carry_depth) -> SetSummary:
-    """:class:`SetSummary` at ``depths`` from a saved record's data (:func:`assemble`)."""
+    """:class:`SetSummary` at ``depths``, carriers at ``carry_depth``, from a saved record's
+    data (:func:`assemble`, :func:`summarise`)."""
     mean, median = (np.asarray(data[k], dtype=float) for k in ("mean", "median"))
     last = mean.shape[1] - 1
     picked = [_checks.nonneg_int("depths", t) for t in depths]
@@ -238,18 +235,8 @@ def run_unit(spec, unit) -> dict:
     params = train_one(config)
     sets = fresh_test_sets(config, spec.sets, tasks=spec.tasks, seed=config.seed)
     errors = per_task_errors(config, params, sets, spec.t_max)
-    if np.isnan(errors).any():
-        raise ValueError(f"{unit}: a test task's error is NaN")
-    depths = range(spec.t_max + 1)
-    return protocol._mark_overflow(
-        {
-            "mean": errors.mean(axis=1).tolist(),
-            "median": np.median(errors, axis=1).tolist(),
-            "carriers": [[carriers(e[:, t]) for t in depths] for e in errors],
-            "seconds": time.perf_counter() - start,
-        },
-        unit,
-    )
+    out = dict(summarise(errors), seconds=time.perf_counter() - start)
+    return protocol._mark_overflow(out, unit)
 
 
 def assemble(spec, results) -> tuple[dict, dict]:

@@ -359,16 +359,24 @@ def claims(spec, data, model, mask="history", t=20, statistic="mean", rule=RULE)
 
     Returns a list of :class:`Claim`, the headline ("all three regimes appear") first.
     """
+    t = _checks.nonneg_int("t", t)
+    mean, measured = _read(spec, data, model, mask, statistic, rule)
+    if t >= mean.shape[-1]:  # within the horizon: the statements read the cut curves
+        raise ValueError(f"t must be in [0, {mean.shape[-1] - 1}], got {t}")
+    late = _late_decades(spec, mean, measured)
+    return _claims(list(spec.Ls), list(spec.Ms), mean, np.array(measured), t, late)
+
+
+def _read(spec, data, model, mask, statistic, rule):
+    """The trial-mean curves of ``statistic`` cut at ``rule``'s horizon, and the regimes of the
+    grid under ``rule``: what :func:`claims`, :func:`late_decades` and :func:`best_depths`
+    read."""
     rule = _rule(rule)
     mean, _ = mean_sem(curves(data, model, mask, statistic))
-    t = _checks.nonneg_int("t", t)
-    if t >= mean.shape[-1]:
-        raise ValueError(f"t must be in [0, {mean.shape[-1] - 1}], got {t}")
     measured, _ = regime_map(spec, data, model, mask, statistic=statistic, rule=rule)
     if rule.horizon is not None:
         mean = mean[..., : rule.horizon + 1]
-    late = _late_decades(spec, mean, measured)
-    return _claims(list(spec.Ls), list(spec.Ms), mean, np.array(measured), t, late)
+    return mean, measured
 
 
 def _late_decades(spec, mean, measured) -> dict:
@@ -394,12 +402,7 @@ def late_decades(spec, data, model, mask="history", *, statistic="mean", rule=RU
     horizon, at each decaying cell of the largest ``M`` where the theory falls.  The statement
     holds if every ``trained >= STRAIGHT * theory``; the ratios show how far each cell is from
     that threshold."""
-    rule = _rule(rule)
-    mean, _ = mean_sem(curves(data, model, mask, statistic))
-    measured, _ = regime_map(spec, data, model, mask, statistic=statistic, rule=rule)
-    if rule.horizon is not None:
-        mean = mean[..., : rule.horizon + 1]
-    return _late_decades(spec, mean, measured)
+    return _late_decades(spec, *_read(spec, data, model, mask, statistic, rule))
 
 
 def _best_depths(mean, kinds):
@@ -414,11 +417,7 @@ def best_depths(spec, data, model, mask="history", *, statistic="mean", rule=RUL
     trial-mean curve of ``statistic`` at every overthinking cell of the grid under ``rule``
     (``T`` its horizon), NaN at the other cells: an array ``[L][M]``, what the statement "more
     tasks M: longer useful CoT" of :func:`claims` reads along each ``L``."""
-    rule = _rule(rule)
-    mean, _ = mean_sem(curves(data, model, mask, statistic))
-    measured, _ = regime_map(spec, data, model, mask, statistic=statistic, rule=rule)
-    if rule.horizon is not None:
-        mean = mean[..., : rule.horizon + 1]
+    mean, measured = _read(spec, data, model, mask, statistic, rule)
     return _best_depths(mean, np.array(measured))
 
 

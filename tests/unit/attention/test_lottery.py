@@ -19,17 +19,20 @@ def test_carriers():
         lottery.carriers([1.0, -1.0])
 
 
-def test_set_summary():
+def test_summarise_and_pick_depths():
     errors = np.zeros((2, 4, 3))
     errors[0, :, 2] = [100.0, 1.0, 1.0, 1.0]
     errors[1, :, 2] = [1.0, 2.0, 3.0, 4.0]
     errors[:, :, 1] = 1.0
-    s = lottery.set_summary(errors, [1, 2], 2)
+    errors[:, :, 0] = 2.0
+    s = lottery.from_record(lottery.summarise(errors), [1, 2], 2)
     np.testing.assert_allclose(s.mean, [[1.0, 103 / 4], [1.0, 2.5]])
     np.testing.assert_allclose(s.median, [[1.0, 1.0], [1.0, 2.5]])
     assert s.carriers.tolist() == [1, 2]
     with pytest.raises(ValueError, match="depths and carry_depth"):
-        lottery.set_summary(errors, [1, 3], 2)
+        lottery.from_record(lottery.summarise(errors), [1, 3], 2)
+    with pytest.raises(ValueError, match="no NaN"):
+        lottery.summarise(np.full((1, 2, 2), np.nan))
 
 
 def test_fresh_sets_are_independent_and_evaluated_as_layer_evaluates():
@@ -66,7 +69,7 @@ def test_a_unit_summarises_each_set_as_the_per_task_errors_do():
     params = lottery.train_one(config)
     sets = lottery.fresh_test_sets(config, spec.sets, tasks=spec.tasks, seed=config.seed)
     errors = lottery.per_task_errors(config, params, sets, spec.t_max)
-    want = lottery.set_summary(errors, [1, 4], 3)
+    want = lottery.from_record(lottery.summarise(errors), [1, 4], 3)
     data, timings = lottery.assemble(spec, {unit: done})
     got = lottery.from_record(data, [1, 4], 3)
     # the same sums over a differently strided array: equal to the last bits
