@@ -37,6 +37,7 @@ __all__ = [
     "ProtocolSpec",
     "SCALES",
     "OVERFLOW",
+    "UNDEFINED",
     "run_unit",
     "assemble",
 ]
@@ -178,6 +179,14 @@ under these settings some models diverge that fast (measured: a unit at ``L = 38
 mean ``E_t`` overflowed float64 within 31 steps; ``numpy.asarray(values, dtype=float)``
 reads it back as ``inf``)."""
 
+UNDEFINED = None
+"""How a unit and a record store a value float64 could not compute (JSON ``null``): once one
+test task's estimate has overflowed, the next step computes ``inf - inf`` for it, so the mean
+over tasks (``E``) is beyond float64 from there on and kept as :data:`OVERFLOW`, while the
+median (``E_median``) and the share of unstable tasks (``unstable``) of that curve are unknown
+(measured: the paper's history mask at ``L = 10, 38`` under the released protocol).
+``numpy.asarray(values, dtype=float)`` reads it back as ``nan``."""
+
 
 def _mark_overflow(value, where):
     """``value`` (nested lists and dicts of floats) with ``+inf`` as :data:`OVERFLOW`; a NaN or
@@ -193,22 +202,52 @@ def _mark_overflow(value, where):
     return value
 
 
+def _after_overflow(run, where) -> dict:
+    """``run`` with the values float64 could not compute marked: per mask, a NaN in ``E`` after
+    an earlier ``inf`` is :data:`OVERFLOW`, and ``E_median`` (a NaN there) and ``unstable`` of
+    that mask are :data:`UNDEFINED`; a NaN with no overflow before it is an error."""
+    run = {**run, "E": dict(run["E"]), "E_median": dict(run["E_median"])}
+    run["unstable"] = dict(run["unstable"])
+    for mask, curve in run["E"].items():
+        curve = np.asarray(curve, dtype=float)
+        bad = np.isnan(curve)
+        if not bad.any():
+            continue
+        first = int(np.argmax(bad))
+        if not np.isinf(curve[:first]).any():
+            raise ValueError(f"{where}/E/{mask}: nan at t = {first} with no overflow before it")
+        run["E"][mask] = np.where(bad, np.inf, curve).tolist()
+        run["E_median"][mask] = [
+            UNDEFINED if np.isnan(x) else x for x in np.asarray(run["E_median"][mask], float)
+        ]
+        run["unstable"][mask] = UNDEFINED
+    return run
+
+
 def run_unit(spec, unit) -> dict:
     """Train and evaluate one unit (:func:`cotbook.attention.grid.train_and_evaluate`):
     ``{"runs": [[config dict, run], ...], "seconds": ...}``, an error beyond float64 kept as
-    :data:`OVERFLOW`."""
+    :data:`OVERFLOW` and a value float64 could not compute as :data:`UNDEFINED`."""
     if not isinstance(spec, ProtocolSpec):
         raise ValueError(f"spec must be a ProtocolSpec, got {type(spec).__name__}")
     out = grid.run_unit(spec, unit)
-    out["runs"] = [[c, _mark_overflow(run, unit)] for c, run in out["runs"]]
+    out["runs"] = [[c, _mark_overflow(_after_overflow(run, unit), unit)] for c, run in out["runs"]]
     return out
+
+
+def _undefined(array) -> list:
+    """``array`` as nested lists, its NaNs (read from :data:`UNDEFINED`) back to it."""
+    if array.ndim == 0:
+        return UNDEFINED if np.isnan(array) else float(array)
+    return [_undefined(a) for a in array]
 
 
 def assemble(spec, results) -> tuple[dict, dict]:
     """``(data, timings_s)`` from ``{unit: run_unit(spec, unit)}``: ``data = {"E": {model:
     {mask: [cell][trial][t]}}, "E_median": (same, median over test tasks), "unstable": {model:
     {mask: [cell][trial]}}, "final_loss": {model: [cell][trial]}}``, cells in ``spec.cells``
-    order, an error beyond float64 as :data:`OVERFLOW`; timings are seconds per unit."""
+    order, an error beyond float64 as :data:`OVERFLOW`, a value float64 could not compute as
+    :data:`UNDEFINED`; timings are seconds per unit."""
     missing = [u for u in spec.units() if u not in results]
     if missing:
         raise ValueError(f"results must hold every unit of the study; missing {missing}")
@@ -233,7 +272,7 @@ def assemble(spec, results) -> tuple[dict, dict]:
                 unstable[mask][index] = value
             loss[index] = run["final_loss"]
         for key in curves:
-            data[key][model] = {m: v.tolist() for m, v in curves[key].items()}
-        data["unstable"][model] = {m: v.tolist() for m, v in unstable.items()}
+            data[key][model] = {m: _undefined(v) for m, v in curves[key].items()}
+        data["unstable"][model] = {m: _undefined(v) for m, v in unstable.items()}
         data["final_loss"][model] = loss.tolist()
     return _mark_overflow(data, "data"), {u: results[u]["seconds"] for u in spec.units()}

@@ -115,3 +115,35 @@ def test_an_error_beyond_float64_is_kept_as_overflow_and_nan_is_refused(monkeypa
     curve[2] = float("nan")
     with pytest.raises(ValueError, match="linear/L=10/trial=0"):
         protocol.run_unit(spec, "linear/L=10/trial=0")
+
+
+def test_nan_after_an_overflow_is_overflow_in_the_mean_and_undefined_in_the_median(monkeypatch):
+    """Measured at L = 10 and 38 under the history mask: once a test task's estimate overflows,
+    the next step computes inf - inf for it, and the unit failed on that NaN. The mean stays
+    beyond float64 (OVERFLOW); the median and the unstable share are unknown (UNDEFINED)."""
+    import json
+
+    spec = protocol.ProtocolSpec({"linear": [(10, 20)]}, trials=1, t_max=3)
+    history = {"E": [2.0, float("inf"), float("nan"), float("nan")],
+               "E_median": [2.0, 1.0, float("nan"), 0.5]}  # fmt: skip
+
+    def fake(spec_, unit):
+        run = {
+            "E": {"history": history["E"], "examples": [2.0, 1.0, 0.5, 0.25]},
+            "E_median": {"history": history["E_median"], "examples": [2.0, 1.0, 0.5, 0.2]},
+            "unstable": {"history": 0.0, "examples": 0.0},
+            "final_loss": 1.0,
+        }
+        return {"runs": [[c.as_dict(), run] for c in spec_.unit_configs(unit)], "seconds": 0.0}
+
+    monkeypatch.setattr(grid, "run_unit", fake)
+    out = json.loads(json.dumps(protocol.run_unit(spec, "linear/L=10/trial=0"), allow_nan=False))
+    data, _ = protocol.assemble(spec, {"linear/L=10/trial=0": out})
+    json.dumps(data, allow_nan=False)
+    assert data["E"]["linear"]["history"][0][0] == [2.0, "inf", "inf", "inf"]
+    assert data["E_median"]["linear"]["history"][0][0] == [2.0, 1.0, None, 0.5]
+    assert data["unstable"]["linear"]["history"][0][0] is None
+    assert data["E"]["linear"]["examples"][0][0] == [2.0, 1.0, 0.5, 0.25]
+    assert data["unstable"]["linear"]["examples"][0][0] == 0.0
+    median = np.asarray(data["E_median"]["linear"]["history"], dtype=float)
+    assert np.isnan(median[0, 0, 2])  # how a reader's array holds UNDEFINED
