@@ -40,6 +40,8 @@ __all__ = [
     "versus_trials",
     "CellVersus",
     "cells_versus",
+    "Tally",
+    "tally",
 ]
 
 FIGURE2_STATED = {
@@ -461,3 +463,28 @@ def cells_versus(cells, ours, theirs, depths, *, early=10, level=LEVEL) -> list:
         apart = float(factor_apart(single[depths][at], v.centre[at]).max())
         out.append(CellVersus(int(L), int(M), single[depths], v, verdict, apart))
     return out
+
+
+class Tally(NamedTuple):
+    """How many cells of :func:`cells_versus` hold their value inside the interval."""
+
+    inside: int
+    compared: int
+    """Cells not bimodal."""
+    bimodal: int
+
+
+def tally(cells) -> Tally:
+    """Count the verdicts of :func:`cells_versus`' cells (bimodal cells are not compared).
+
+    Examples
+    --------
+    >>> ours = [[[2.0, 1.0], [2.0, 1.1], [2.0, 0.9]]] * 2
+    >>> tally(cells_versus([(1, 2), (1, 3)], ours, [[2.0, 1.0], [2.0, 3.0]], [1]))
+    Tally(inside=1, compared=2, bimodal=0)
+    """
+    kinds = [getattr(c, "verdict", None) for c in cells]
+    if any(k not in ("inside", "outside", "bimodal") for k in kinds):
+        raise ValueError("cells must be the CellVersus of cells_versus")
+    compared = [k for k in kinds if k != "bimodal"]
+    return Tally(compared.count("inside"), len(compared), kinds.count("bimodal"))

@@ -402,6 +402,21 @@ def value_grid(ax, Ls, Ms, values, *, fmt=significant, log=False, vmin=None, vma
     return image
 
 
+def mark_cells(ax, marked, *, color="#d62728"):
+    """Outline the cells of a :func:`value_grid` or :func:`regime_map` where ``marked[i][j]``
+    (nested ``[L][M]`` booleans of the grid's shape) is true. Returns the number marked."""
+    marked = np.asarray(marked, dtype=bool)
+    if marked.ndim != 2:
+        raise ValueError(f"marked must be nested lists [L][M] of booleans, got {marked.shape}")
+    from matplotlib.patches import Rectangle
+
+    for i, j in zip(*np.nonzero(marked), strict=True):
+        ax.add_patch(
+            Rectangle((i - 0.46, j - 0.46), 0.92, 0.92, fill=False, ec=color, lw=1.6, zorder=3)
+        )
+    return int(marked.sum())
+
+
 def percent(share) -> str:
     """A share in ``[0, 1]`` as a percentage label to 0.1 percentage point ("99.7", "0.4"),
     with "100" and "0" for the ends: the cell label of a :func:`value_grid` of shares.

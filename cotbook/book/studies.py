@@ -188,12 +188,24 @@ def protocol() -> Study | None:
     return _saved(
         "authors_protocol",
         attention_protocol.ProtocolSpec.from_dict,
-        lambda spec: "; ".join(
-            f"{model}: {len(cells)} cells, L = {sorted({L for L, _ in cells})}"
-            for model, cells in spec.cells.items()
-        )
-        + f"; {spec.trials} trials, lambda = {spec.settings['lam']:g}, "
-        f"{spec.settings['steps']} steps, t <= {spec.t_max}",
+        _describe_protocol,
+    )
+
+
+def _span(values) -> str:
+    values = sorted(set(values))
+    return f"{values[0]}" if len(values) == 1 else f"{values[0]}..{values[-1]} ({len(values)})"
+
+
+def _describe_protocol(spec) -> str:
+    cells = [
+        f"{model}: {len(cells)} cells, L = {_span(L for L, _ in cells)}, "
+        f"M = {_span(M for _, M in cells)}"
+        for model, cells in spec.cells.items()
+    ]
+    return "\n  ".join(
+        [*cells, f"{spec.trials} trials, λ = {spec.settings['lam']:g}, "
+         f"{spec.settings['steps']} steps, t <= {spec.t_max}"]
     )
 
 
