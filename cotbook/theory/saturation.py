@@ -26,6 +26,8 @@ __all__ = [
     "floor_excess_interval",
     "floor_excess_alpha",
     "approach",
+    "SaturationOptimum",
+    "saturation_optimum",
     "overtake_depth",
     "overtake",
     "RegimeStats",
@@ -113,6 +115,132 @@ def approach(alpha, tau, sigma2, *, resolve=scaling.RESOLVE):
         "t_law": t_law,
         "floor": phases.error_floor(alpha, tau, sigma2),
     }
+
+
+class SaturationOptimum(NamedTuple):
+    """The best finite depth in the saturation regime (:func:`saturation_optimum`)."""
+
+    t_flip: int | None
+    """The first depth at which ``E_t < E_inf`` is certified (``None``: never, on the range
+    searched)."""
+    t_min: int | None
+    """The depth of the smallest ``E_t`` (``None``: no finite depth beats ``E_inf``)."""
+    E_min: float
+    """``min_t E_t`` (``E_inf`` where no finite depth beats it)."""
+    E_inf: float
+    """Result 2's floor."""
+    gain: float
+    """``E_inf - E_min >= 0``, computed as ``-(E_t - E_inf)`` from its direct evaluation."""
+    t_search: int
+    """The deepest depth searched."""
+
+
+_SEARCH = 48  # geometrically spaced depths of the first pass
+_SEARCH_T = 100000  # the deepest depth excess certifies
+
+
+def _excess_at(alpha, tau, sigma2, depths, floor) -> dict:
+    """``{t: E_t - E_inf}`` at the depths certified (t = 0: ``1 - E_inf``)."""
+    out = {0: E0 - floor} if 0 in depths else {}
+    deep = sorted({int(t) for t in depths if t > 0})
+    if deep:
+        e = asymptotics.excess(alpha, tau, sigma2, deep, drop_uncertified=True)
+        out.update(
+            {int(t): float(sg) * math.exp(la) for t, la, sg in zip(e.depths, e.log_abs, e.sign)}
+        )
+    return out
+
+
+def _golden_min(f, lo, hi):
+    """The integer in ``[lo, hi]`` where ``f`` (smooth, unimodal there) is smallest."""
+    while hi - lo > 3:
+        a = lo + (hi - lo) // 3
+        b = hi - (hi - lo) // 3
+        if f(a) <= f(b):
+            hi = b
+        else:
+            lo = a
+    return min(range(lo, hi + 1), key=f)
+
+
+def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimum:
+    """The best finite depth inside the saturation regime, where stopping early can beat
+    infinite depth: ``min_t E_t`` against Result 2's floor ``E_inf`` (lambda = 0).
+
+    Where the law of :func:`cotbook.theory.asymptotics.asymptotic_law` has ``K < 0`` (beyond
+    ``tau_x``, the alpha < 1 pole term leads), ``E_t`` falls below ``E_inf`` and returns to it
+    from below, so a finite depth is best; the search also finds dips below ``E_inf`` that close
+    again (measured below ``tau_x``) and ``t = 0`` where ``E_inf > E_0 = 1`` (Section 5.3).
+
+    ``E_t - E_inf`` is evaluated directly, never as a difference of two rounded numbers
+    (:func:`cotbook.theory.asymptotics.excess`, certified to 1e-6 relative), at
+    :data:`_SEARCH` geometrically spaced depths up to ``t_search`` (default ``8 t_scale`` of
+    the law, at least 64); the smallest is refined over the integers between its neighbours by
+    a golden-section search, and ``t_flip`` by bisection on the certified sign. Depths the
+    contours cannot certify (where ``E_t - E_inf`` changes sign) are skipped.
+
+    Parameters
+    ----------
+    alpha, tau, sigma2 : float
+        A point of the saturation regime (:func:`cotbook.theory.phases.regime`), else
+        ``ValueError``.
+    t_search : int, optional
+        The deepest depth searched, ``2 <= t_search <= 100000``.
+
+    Returns
+    -------
+    SaturationOptimum
+
+    Examples
+    --------
+    >>> best = saturation_optimum(0.5, 10.0, 0.01)
+    >>> best.t_flip, best.t_min, round(best.E_min, 6), round(best.E_inf, 6), f"{best.gain:.3e}"
+    (18, 24, 0.562645, 0.563204, '5.593e-04')
+    """
+    alpha = _sat_alpha(alpha)
+    tau = domain.tau(tau)
+    sigma2 = domain.sigma2(sigma2)
+    kind = phases.regime(alpha, tau, sigma2)
+    if kind != "saturation":
+        raise ValueError(
+            f"tau must put (alpha, sigma2) = ({alpha!r}, {sigma2!r}) in the saturation regime "
+            f"(tau > tau_stable = {phases.tau_stable(alpha, sigma2):.6g}), got {tau!r} ({kind})"
+        )
+    law = asymptotics.asymptotic_law(alpha, tau, sigma2)
+    if t_search is None:
+        t_search = int(min(_SEARCH_T, max(64, math.ceil(8 * law.t_scale))))
+    t_search = _checks.positive_int("t_search", t_search)
+    if not 2 <= t_search <= _SEARCH_T:
+        raise ValueError(f"t_search must be in [2, {_SEARCH_T}], got {t_search}")
+    floor = phases.error_floor(alpha, tau, sigma2)
+    known = _excess_at(
+        alpha, tau, sigma2, [0, *np.unique(np.geomspace(1, t_search, _SEARCH).astype(int))], floor
+    )
+
+    def f(t):  # E_t - E_inf, +inf where not certified (next to a change of sign: near 0)
+        if t not in known:
+            known.update(_excess_at(alpha, tau, sigma2, [t], floor))
+        return known.get(t, math.inf)
+
+    grid = sorted(known)
+    below = [t for t in grid if known[t] < 0]
+    if not below:
+        return SaturationOptimum(None, None, floor, floor, 0.0, t_search)
+    k = grid.index(min(below, key=known.get))
+    lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
+    t_min = _golden_min(f, lo, hi)
+    # t_flip: the first certified negative depth, between the last non-negative sampled depth
+    # before the first negative one and that depth
+    first = below[0]
+    before = [t for t in grid if t < first and known[t] >= 0]
+    a, b = (before[-1], first) if before else (first, first)
+    while b - a > 1:
+        m = (a + b) // 2
+        if f(m) < 0:
+            b = m
+        else:
+            a = m  # not certified (near zero) or positive
+    return SaturationOptimum(b, t_min, floor + known[t_min], floor, -known[t_min], t_search)
 
 
 def overtake_depth(first, second):

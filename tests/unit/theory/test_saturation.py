@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cotbook import theory
-from cotbook.theory import phases, saturation
+from cotbook.theory import closed_form, phases, saturation
 
 
 def test_e0_is_one():
@@ -124,3 +124,55 @@ def test_regime_summary_and_tail_trend():
     assert power == pytest.approx(math.log2((201 / 101) ** -0.5))
     with pytest.raises(ValueError, match="even last depth"):
         saturation.tail_trend(np.ones(4))
+
+
+# (alpha, tau, sigma2): a dip below E_inf that closes again (tau < tau_x), the pole term's
+# approach from below (tau > tau_x), sigma2 = 0 and 0.1, far above tau_c, and E_inf > E_0 = 1
+OPTIMUM_POINTS = [
+    pytest.param(0.5, 6.0, 0.01, marks=pytest.mark.slow),
+    pytest.param(0.5, 10.0, 0.01, marks=pytest.mark.slow),
+    (0.2, 20.0, 0.0),
+    pytest.param(0.5, 100.0, 0.01, marks=pytest.mark.slow),
+    (0.3, 8.0, 0.1),
+    (0.05, 3.0, 0.01),
+    (0.1, 10.0, 0.01),
+    pytest.param(0.5, 10.0, 0.1, marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("alpha,tau,sigma2", OPTIMUM_POINTS)
+def test_saturation_optimum_matches_high_precision_evaluation(alpha, tau, sigma2):
+    """Against E_t of the Lagrange form in 60-digit mpmath (a finite sum, independent of the
+    contours that certify E_t - E_inf) minus the floor formula in mpmath: the depth of the
+    minimum, the first depth below the floor and the gain."""
+    import mpmath as mp
+
+    best = saturation.saturation_optimum(alpha, tau, sigma2)
+    assert best.t_min is not None and best.t_min <= 100
+    T = 2 * best.t_min + 10
+    E = closed_form.ridgeless_curve(alpha, tau, sigma2, T, method="lagrange_mp", dps=60)
+    with mp.workdps(60):
+        floor = (1 - mp.mpf(alpha)) * (tau - 1) / (mp.mpf(tau) - 2 - sigma2)
+        exact = np.array([float(mp.mpf(float(e)) - floor) for e in E])
+    assert best.t_min == int(np.argmin(exact))
+    assert best.t_flip == int(np.argmax(exact < 0))
+    assert best.gain == pytest.approx(-exact.min(), rel=1e-6)
+    assert best.E_inf == pytest.approx(float(floor), rel=1e-13)
+    assert best.E_min == pytest.approx(float(floor) - best.gain, rel=1e-12)
+
+
+def test_saturation_optimum_refuses_other_regimes_and_bad_depths():
+    with pytest.raises(ValueError, match="tau must put .* saturation regime.*overthinking"):
+        saturation.saturation_optimum(0.5, 3.0, 0.01)  # tau_c = 5.3
+    with pytest.raises(ValueError, match="alpha"):
+        saturation.saturation_optimum(2.0, 10.0, 0.01)
+    with pytest.raises(ValueError, match="t_search"):
+        saturation.saturation_optimum(0.5, 10.0, 0.01, t_search=1)
+    with pytest.raises(ValueError, match="t_search"):
+        saturation.saturation_optimum(0.5, 10.0, 0.01, t_search=200001)
+
+
+def test_no_finite_depth_beats_the_floor_when_the_search_stops_before_the_dip():
+    best = saturation.saturation_optimum(0.5, 10.0, 0.01, t_search=10)  # the dip starts at 18
+    assert (best.t_flip, best.t_min, best.gain) == (None, None, 0.0)
+    assert best.E_min == best.E_inf
