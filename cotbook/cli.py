@@ -99,12 +99,14 @@ def _theory(args) -> int:
     try:
         point = summary(args.alpha, args.tau, args.sigma2, args.t, lam=args.lam)
     except AccuracyError as err:
-        hint = (
-            f" (the lam > 0 curve is certified to {LAM_RTOL:g} relative + 1e-12 absolute: "
-            "ask for shallower depths)"
-            if args.lam > 0
-            else ""
-        )
+        hint = ""
+        if args.lam > 0:
+            reach = getattr(err, "certified_to", None)
+            deepest = f"t <= {reach}" if reach is not None and reach >= 0 else "shallower depths"
+            hint = (
+                f" (the lam > 0 curve is certified to {LAM_RTOL:g} relative + 1e-12 absolute; "
+                f"here it is certified for {deepest}: ask for those)"
+            )
         raise SystemExit(f"cotbook theory: {err}{hint}") from None
     if args.json:
         print(json.dumps({**point.to_dict(), "cotbook_version": __version__}, indent=2))

@@ -329,8 +329,20 @@ def test_theory_command_reports_an_uncertified_depth(monkeypatch, capsys):
         cli.main(_theory_args(("2", "3", "0.01"), ["100"], "--lam", "0.1"))
     assert err.value.code == (
         "cotbook theory: ridge_curve: E_69 at (...) is known to +-7e-12 (the lam > 0 curve is "
-        "certified to 1e-06 relative + 1e-12 absolute: ask for shallower depths)"
+        "certified to 1e-06 relative + 1e-12 absolute; here it is certified for shallower "
+        "depths: ask for those)"
     )
+
+
+@pytest.mark.slow
+def test_theory_command_prints_the_papers_figure_1_depth_at_lam_1e_5(capsys):
+    """The paper's Figure 1 states lambda = 1e-5 at t = 80; the refusal at E_51 is gone, and a
+    depth beyond the reach names the deepest certified one."""
+    assert cli.main(_theory_args(("2", "3", "0.01"), ["80"], "--lam", "1e-5")) == 0
+    assert "80  0.03690160266" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as err:
+        cli.main(_theory_args(("2", "3", "0.01"), ["400"], "--lam", "1e-5"))
+    assert "E_174" in err.value.code and "certified for t <= 173" in err.value.code
 
 
 _ANSWER_ONLY = """

@@ -218,10 +218,11 @@ def test_a_torus_around_a_singularity_is_refused():
 
 @pytest.mark.slow
 def test_accuracy_that_cannot_be_reached_raises():
-    """tau < 1 with a tiny ridge: the nearest singularity is at |x| ~ 0.1, so the coefficients
-    at depth 5 carry r^-10 ~ 1e10 times the round-off; rtol = 1e-8 cannot be met."""
+    """tau < 1 with a tiny ridge: the nearest singularity is at |x| ~ 0.1, so at n = 512 the
+    coefficients at depth 5 carry r^-10 ~ 1e10 times the round-off and rtol = 1e-8 cannot be
+    met (a larger n admits larger tori and meets it: the search escalates n by itself)."""
     with pytest.raises(theory.AccuracyError, match=r"E_\d+ at \(alpha=0.5, tau=0.95"):
-        dv.ridge_curve(0.5, 0.95, 0.01, 5, lam=1e-5, rtol=1e-8)
+        dv.ridge_curve(0.5, 0.95, 0.01, 5, lam=1e-5, rtol=1e-8, n=512)
 
 
 def test_ridge_size_limits_come_before_any_work():
@@ -321,3 +322,28 @@ def test_tex_names_every_trace_of_the_identities():
     assert dv.tex("m11 - s12 = 1") == "m_{11} - s_{12} = 1"
     with pytest.raises(ValueError, match="text must be a string"):
         dv.tex(11)
+
+
+@pytest.mark.slow
+def test_points_per_circle_escalate_where_the_largest_torus_only_aliases():
+    """(2, 3, 0.01, lam = 1e-5), the paper's Figure 1 ridge: at the default n = 512 the torus
+    r = 0.95 fails the check by aliasing, the search fell back to r = 0.855 and E_51 could not
+    be certified; with n doubled it keeps r = 0.95 and certifies E_80. The same curve on a
+    fixed larger torus (another n, another discretisation) agrees within the bounds, and a
+    depth beyond the reach names the deepest certified one."""
+    with pytest.raises(dv.RidgeAccuracyError) as err:
+        dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-5, n=512)  # fixed n: no escalation
+    assert err.value.certified_to is not None and 40 <= err.value.certified_to < 80
+    curve = dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-5)
+    assert curve.radius == 0.95 and curve.error[80] <= 1e-6 * curve.E[80]
+    other = dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-5, n=2048, radius=0.95)
+    assert np.all(np.abs(curve.E - other.E) <= curve.error + other.error)
+    # lam -> 0: the ridgeless engine's curve (contours, an independent method), to 1e-5
+    ridgeless = theory.error_curve(2.0, 3.0, 0.01, 80)
+    tiny = dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-8)
+    np.testing.assert_allclose(tiny.E, ridgeless, rtol=1e-5)
+    assert np.max(np.abs(curve.E / ridgeless - 1)) > 1e-3  # lam = 1e-5 is seen at t = 80
+    with pytest.raises(dv.RidgeAccuracyError) as err:
+        dv.ridge_curve(2.0, 3.0, 0.01, 400, lam=1e-5)
+    assert err.value.certified_to == 173
+    assert isinstance(err.value, theory.AccuracyError)
