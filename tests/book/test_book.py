@@ -113,3 +113,20 @@ def test_figures_carry_only_the_papers_numbers(built_book):
     assert "The paper’s Figure 1A, regenerated" in (
         built_book.html / "book" / "phase_diagram.html"
     ).read_text()
+
+
+def test_every_page_names_its_code_and_licences(built_book):
+    from cotbook import __version__
+    from cotbook.book import results
+
+    commit = results.code_info()["commit"]
+    pages = sorted((built_book.html / "book").glob("*.html"))
+    assert len(pages) >= len(chapters.chapter_paths(ROOT))
+    for page in pages:
+        text = page.read_text()
+        assert f"Built by cotbook {__version__}" in text, page.name
+        assert commit is None or f"git {commit[:7]}" in text, page.name
+        assert "code BSD-3-Clause" in text and "CC BY 4.0</a>" in text, page.name
+        assert "how to cite: the introduction" in text, page.name
+    intro = (built_book.html / "book" / "intro.html").read_text()
+    assert 'id="how-to-cite"' in intro  # the section the footer names

@@ -1,0 +1,46 @@
+"""Licences, citation and version: the files a reuser needs exist and agree with the package."""
+
+import re
+import tomllib
+
+import yaml
+
+from cotbook import __version__
+from cotbook.book import results, sphinx_footer
+
+ROOT = results.ROOT
+
+
+def test_licence_files_name_their_licences():
+    code = (ROOT / "LICENSE").read_text()
+    content = (ROOT / "LICENSE-CONTENT").read_text()
+    assert code.startswith("BSD 3-Clause License") and "Neither the name" in code
+    assert "Creative Commons Attribution 4.0" in content
+    assert sphinx_footer.CONTENT_LICENCE_URL + "legalcode" in content
+
+
+def test_citation_file_matches_the_package():
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0"
+    assert cff["version"] == __version__
+    assert cff["license"] == sphinx_footer.CODE_LICENCE
+    paper = next(r for r in cff["references"] if r["type"] == "article")
+    assert paper["title"] == "An Asymptotic Theory of Chain-of-Thought in In-Context Learning"
+    assert [a["family-names"] for a in paper["authors"]] == ["Takanami", "Pehlevan"]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["version"] == __version__
+
+
+def test_how_to_cite_gives_the_package_version():
+    intro = (ROOT / "book" / "intro.md").read_text()
+    section = intro.split("## How to cite", 1)[1].split("\n## ", 1)[0]
+    assert re.search(rf"note\s*=\s*\{{Version {re.escape(__version__)};", section)
+    assert "{cite}`takanami2026cot`" in section
+
+
+def test_footer_marks_a_dirty_or_missing_commit():
+    base = {"version": "9.9", "commit": "abcdef0123", "dirty": False}
+    assert "git abcdef0 ·" in sphinx_footer.footer(base)
+    assert "git abcdef0+dirty" in sphinx_footer.footer({**base, "dirty": True})
+    assert "no git" in sphinx_footer.footer({**base, "commit": None})
+    assert "&lt;b&gt;" in sphinx_footer.footer({**base, "version": "<b>"})  # escaped
