@@ -1,15 +1,17 @@
-"""README.md's "Working on a chapter" commands do what the README says.
+"""The "Working on a chapter" commands of the chapter *Running the book* (book/running.md) do what
+that chapter says.
 
-The commands are read from the README and run as written, with `.venv/bin/` pointing at this
-environment's scripts, in a sandbox: the root of a one-chapter book whose chapter (named as in the
-README) is a tiny MyST notebook with the real chapters' front matter, printing a number and its
-working folder. So the test takes seconds, executes no real chapter, and writes nothing into the
-repository or into `.venv`. It checks that JupyterLab runs with jupytext's server and lab
-extensions, that the README's set-up makes `.md` files open as notebooks, that a live JupyterLab
-started by the README's command serves the chapter as a notebook and saves it back unchanged, and
-that both commands that execute a chapter execute it, in `book/`, without the kernel's "running
-over TCP without encryption" warning from the project's own runner (whose Sphinx extension gives a
-book build's kernels the same settings).
+The commands are read from the chapter and run as written (a line ending in a backslash goes on
+in the next, as in the shell), with `.venv/bin/` pointing at this environment's scripts, in a
+sandbox: the root of a one-chapter book whose chapter (named as in the commands) is a tiny MyST
+notebook with the real chapters' front matter, printing a number and its working folder. So the
+test takes seconds, executes no real chapter, and writes nothing into the repository or into
+`.venv`. It checks that JupyterLab runs with jupytext's server and lab extensions, that the
+chapter's set-up makes `.md` files open as notebooks, that a live JupyterLab started by the
+chapter's command serves the chapter as a notebook and saves it back unchanged, and that both
+commands that execute a chapter execute it, in `book/`, without the kernel's "running over TCP
+without encryption" warning from the project's own runner (whose Sphinx extension gives a book
+build's kernels the same settings).
 """
 
 import json
@@ -32,6 +34,7 @@ from jupyter_core.paths import jupyter_config_path
 from cotbook.book import chapters, sphinx_notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "book" / "running.md"  # the chapter that holds the commands
 VENV_BIN = Path(sys.executable).parent
 TCP_WARNING = "running over TCP without encryption"
 # The sandbox chapter: what its two code cells print (a number, and the folder it runs in).
@@ -39,24 +42,33 @@ CELLS = ("print(2**10)", "import os\n\nprint(os.path.basename(os.getcwd()))")
 PRINTED = ["1024\n", "book\n"]
 
 
-def readme_commands() -> list[str]:
-    """The command lines of the bash blocks in README.md's "Working on a chapter" section."""
-    text = (ROOT / "README.md").read_text()
+def guide_commands() -> list[str]:
+    """The commands of the bash blocks in the "Working on a chapter" section of book/running.md,
+    one a line once the shell's line continuations (a backslash ending a line) are joined."""
+    text = GUIDE.read_text()
     section = re.search(r"^## Working on a chapter\n(.*?)(?=^## |\Z)", text, re.M | re.S)
-    assert section, "README.md has no section '## Working on a chapter'"
+    assert section, f"{GUIDE.name} has no section '## Working on a chapter'"
     blocks = re.findall(r"```bash\n(.*?)```", section.group(1), re.S)
-    return [line.strip() for block in blocks for line in block.splitlines() if line.strip()]
+    lines = [line for block in blocks for line in block.replace("\\\n", "").splitlines()]
+    return [line.strip() for line in lines if line.strip()]
+
+
+def test_guide_commands_join_continued_lines():
+    """The chapter breaks long commands to fit its code column; joined, they are four commands."""
+    assert "\\\n" in GUIDE.read_text()
+    assert len(guide_commands()) == 4
+    assert not [c for c in guide_commands() if c.endswith("\\")]
 
 
 def command(*words: str) -> str:
-    """The one README command containing every one of ``words``."""
-    found = [c for c in readme_commands() if all(w in c for w in words)]
-    assert len(found) == 1, f"expected one README command with {words}, got {found}"
+    """The one command of the chapter containing every one of ``words``."""
+    found = [c for c in guide_commands() if all(w in c for w in words)]
+    assert len(found) == 1, f"expected one command with {words} in {GUIDE.name}, got {found}"
     return found[0]
 
 
 def in_venv(cmd: str) -> str:
-    """``cmd`` with the README's ``.venv/bin/`` replaced by this environment's scripts folder."""
+    """``cmd`` with the chapter's ``.venv/bin/`` replaced by this environment's scripts folder."""
     return cmd.replace(".venv/bin/", f"{VENV_BIN}/")
 
 
@@ -69,7 +81,7 @@ def run(cmd: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProces
 
 
 def chapter_name() -> str:
-    """The chapter every README command names (``book/<name>.md``, ``chapters <name>``)."""
+    """The chapter every command names (``book/<name>.md``, ``chapters <name>``)."""
     lab = command("jupyter lab")
     match = re.search(r"book/(\w+)\.md", lab)
     assert match, f"the JupyterLab command opens no book/<chapter>.md: {lab}"
@@ -85,7 +97,7 @@ def code_outputs(path: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory) -> Path:
-    """A book root with one tiny chapter in the chapters' format, named as in the README."""
+    """A book root with one tiny chapter in the chapters' format, named as in the commands."""
     root = tmp_path_factory.mktemp("chapter_sandbox")
     name = chapter_name()
     (root / "_toc.yml").write_text(f"format: jb-book\nroot: book/{name}\n")
@@ -121,7 +133,7 @@ def test_jupyterlab_and_nbconvert_are_pinned_and_run():
 
 @pytest.fixture(scope="module")
 def viewer_settings(sandbox) -> Path:
-    """Run the README's default-viewer command in the sandbox; the settings file it writes."""
+    """Run the chapter's default-viewer command in the sandbox; the settings file it writes."""
     cmd = command("jupytext-config", "set-default-viewer")
     run(cmd, sandbox)
     words = shlex.split(cmd)
@@ -146,9 +158,9 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def lab(sandbox, viewer_settings):
-    """The README's JupyterLab command, live in the sandbox: a function ``(path, body) -> JSON``
+    """The chapter's JupyterLab command, live in the sandbox: a function ``(path, body) -> JSON``
     for its REST API. The sandbox's `.venv/etc/jupyter` stands in for the real venv's."""
-    port, token = free_port(), "readme-test"
+    port, token = free_port(), "lab-test"
     extra = f" --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port}"
     extra += f" --IdentityProvider.token={token}"
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -216,7 +228,7 @@ def test_jupyterlab_opens_chapter_as_notebook_and_saves_it_unchanged(lab, sandbo
     plugin = lab("lab/api/settings/@jupyterlab/docmanager-extension:plugin")
     viewers = plugin["schema"]["properties"]["defaultViewers"]["default"]
     assert viewers["markdown"] == "Jupytext Notebook"
-    # The server's root is the sandbox (the repository in the README), so jupytext reads the
+    # The server's root is the sandbox (the repository in the chapter), so jupytext reads the
     # [tool.jupytext] options of its pyproject.toml.
     model = lab(f"api/contents/book/{name}.md?type=notebook&content=1")
     assert model["type"] == "notebook"

@@ -175,10 +175,27 @@ def test_a_killed_run_resumes_to_the_same_bytes(serial_grid, tmp_path):
     assert _data(tmp_path) == _data(serial_grid)
 
 
+def test_the_cluster_recipe_is_the_one_run_below():
+    """The chapter's recipe, its continued lines joined as the shell joins them, starts what the
+    next test starts: a scheduler that reschedules a lost unit once, one-thread workers, and the
+    command line pointed at the scheduler."""
+    text = (ROOT / "book" / "running.md").read_text()
+    recipe = text.split("**On a cluster**", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    lines = recipe.replace("\\\n", "").splitlines()
+    commands = [" ".join(line.split()) for line in lines if line.strip() and line[0] != "#"]
+    assert commands == [
+        "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=1 .venv/bin/dask scheduler --port 8786",
+        ".venv/bin/dask worker tcp://SCHEDULER_HOST:8786 --nworkers 32 --nthreads 1",
+        ".venv/bin/python -m cotbook experiments --scale paper"
+        " --scheduler tcp://SCHEDULER_HOST:8786",
+    ]
+
+
 @pytest.mark.slow
 def test_a_running_cluster_gives_the_serial_data(serial_grid, tmp_path):
-    """The README's cluster recipe on this machine: `dask scheduler`, `dask worker --nthreads
-    1`, and the command line pointed at the scheduler."""
+    """The cluster recipe of the chapter *Running the book* (book/running.md) on this machine:
+    `dask scheduler`, `dask worker --nthreads 1`, and the command line pointed at the
+    scheduler."""
     dask = Path(sys.executable).with_name("dask")
     info = tmp_path / "scheduler.json"
     env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="1")
