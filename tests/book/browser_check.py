@@ -13,7 +13,9 @@ fault, each starting with the page, e.g. ``book/model.html: red TeX text '\\unde
 - links: a relative link to a file missing from the build, or whose #fragment names no element
   on the target page (external http(s)/mailto links are not followed);
 - layout, at each of WINDOW_WIDTHS: a printed line of a cell output that overflows its output box
-  (so every line wider than the text column), a cell output (text, HTML table) or a table whose
+  (so every line wider than the text column), a code cell's input (its <pre> or highlight block,
+  hidden `hide-input` toggles opened) whose code is wider than its box, so that it scrolls (the
+  fault names the widest code line), a cell output (text, HTML table) or a table whose
   content is wider than its box or passes the text column, a display equation cut off by its box
   or the column or drawn under its equation number; the fault names the element (its first 60
   characters, an equation by its number and TeX) and by how many px it overflows at which width,

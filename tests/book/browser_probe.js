@@ -3,8 +3,9 @@
 // browser saw and writes it as JSON into a hidden PRE element (PROBE_ID). Python reads that
 // element from the DOM that `chromium --dump-dom` prints; "status": "done" is written only at the
 // very end, so a page whose probe never finishes (MathJax hanging, script error) is reported by
-// Python. The layout (what does not fit the text column) is measured at the window's width and
-// again in a frame of each of FRAME_WIDTHS, where the same probe runs `frameRun`.
+// Python. The layout (what does not fit the text column or its box: outputs, code cell inputs,
+// tables, equations) is measured at the window's width and again in a frame of each of
+// FRAME_WIDTHS, where the same probe runs `frameRun`.
 (function () {
   "use strict";
   var PROBE_ID = "cotbook-probe";
@@ -201,7 +202,8 @@
 
   // ---- Layout: what does not fit the text column (at each window width, see layoutInFrame) ----
   // Each finding is {what, px}: what is wrong (the same words at every width) and by how many
-  // px. There is one finding at most per output box, table or equation, so none are capped.
+  // px. There is one finding at most per output box, cell input, table or equation, so none are
+  // capped.
   var TOL = 2; // px of slack for sub-pixel rounding
 
   // The main text column: the content box of the theme's article (else of <main> or <body>).
@@ -342,6 +344,29 @@
     return out;
   }
 
+  // Code cells whose input does not fit its box: the <pre> of a cell's input (or the highlight
+  // block around it) whose content is wider than its box, so that the reader must scroll it to
+  // read the code. One finding per cell input, naming its widest line and by how many px the
+  // content passes the box (a hidden input is measured too: `details` are opened first).
+  function inputFindings(column) {
+    var out = [];
+    document.querySelectorAll(".cell_input").forEach(function (input) {
+      if (!column.el.contains(input)) return;
+      var boxes = Array.prototype.slice.call(input.querySelectorAll("pre, div.highlight"));
+      var over = 0;
+      boxes.forEach(function (el) { over = Math.max(over, el.scrollWidth - el.clientWidth); });
+      if (over <= 1) return;
+      var pre = input.querySelector("pre");
+      var widest = { text: "", width: 0 };
+      if (pre) {
+        preLines(pre).forEach(function (line) { if (line.width > widest.width) widest = line; });
+      }
+      out.push({ what: "code line (" + widest.text.length + " characters) '"
+        + short(widest.text, 60) + "' overflows its input box", px: px(over) });
+    });
+    return out;
+  }
+
   // Cell outputs (text, HTML tables) and tables whose content passes their box or the column.
   function blockFindings(column, reported) {
     var out = [];
@@ -375,7 +400,7 @@
     var column = textColumn();
     var reported = new Set();
     return lineFindings(column, reported).concat(blockFindings(column, reported))
-      .concat(equationFindings(column));
+      .concat(inputFindings(column)).concat(equationFindings(column));
   }
 
   function unique(list) {

@@ -188,6 +188,24 @@ def _planted_output(text: str, kind: str = "stream highlight-myst-ansi") -> str:
     )
 
 
+def _planted_input(code: str, hidden: bool = False) -> str:
+    """A code cell's input as myst-nb renders it, in the toggle of a `hide-input` cell when
+    `hidden`."""
+    source = (
+        '<div class="cell_input docutils container"><div class="highlight-ipython3 notranslate">'
+        f'<div class="highlight"><pre><span></span>{code}\n</pre></div></div></div>'
+    )
+    if hidden:
+        source = (
+            '<details class="admonition hide above-input"><summary aria-label="Toggle hidden '
+            'content"><p class="collapsed admonition-title">Show code cell source</p>'
+            '<p class="expanded admonition-title">Hide code cell source</p></summary>'
+            f"{source}</details>"
+        )
+    tag = " tag_hide-input" if hidden else ""
+    return f'<div class="cell{tag} docutils container">{source}</div>'
+
+
 def _planted_equation(number: int, tex: str) -> str:
     """A numbered display equation as Sphinx writes it (MathJax typesets it in the browser)."""
     return (
@@ -281,6 +299,53 @@ def test_checker_reports_what_does_not_fit_the_text_column(chromium, built_book,
 
     # the short output, the narrow table and equation (92) fit: nothing else is reported
     assert len([f for f in faults if f.startswith(at)]) == 7, report
+
+
+#: The longest code line the chapters hold (book/*.md): it fits a cell's input box at every
+#: window width, hidden (in the narrower toggle of a `hide-input` cell) or not.
+MAX_CODE_LINE = 79
+#: Planted code lines, by length: (hidden?, reported at which window widths). A visible input
+#: box holds 81 characters at 800 px and 87 at 1400 px, a hidden one 79 and 85.
+PLANTED_CODE = {
+    (120, False): [800, 1400],
+    (85, False): [800],
+    (MAX_CODE_LINE + 1, True): [800],
+    (MAX_CODE_LINE, True): [],
+    (MAX_CODE_LINE, False): [],
+}
+
+
+def _planted_code_line(n: int, hidden: bool) -> str:
+    start = f"planted_{'hidden' if hidden else 'shown'}_{n} = "
+    return start + "x" * (n - len(start))
+
+
+def test_checker_reports_code_that_does_not_fit_its_input_box(chromium, built_book, tmp_path):
+    html = tmp_path / "html"
+    shutil.copytree(built_book.html, html)
+    page = html / "book" / "model.html"
+    planted = [_planted_input(_planted_code_line(*key), hidden=key[1]) for key in PLANTED_CODE]
+    planted.append(_planted_input("short = 1\nand_a_second = 2"))
+    page.write_text(page.read_text().replace("</article>", "\n".join(planted) + "</article>", 1))
+    faults = check_site(html, ["book/model.html"], chromium=chromium)
+    report = "\n".join(faults)
+    at, what = "book/model.html: code line", "overflows its input box"
+    found = {}
+    for (n, hidden), widths in PLANTED_CODE.items():
+        start = f"{at} ({n} characters) '{_planted_code_line(n, hidden)[:20]}"
+        if not widths:
+            assert not [f for f in faults if f.startswith(start)], report
+            continue
+        found[n, hidden] = _overflow(faults, start, what)
+        assert list(found[n, hidden]) == widths, report
+    # The overflow grows by one monospace character (about 8.4 px) per character, and the
+    # box is 51 px wider in the 1400 px window (the text column is 721 and 772 px wide).
+    long, short = found[120, False], found[85, False]
+    assert 7.8 <= (long[800] - short[800]) / 35 <= 9.0, report
+    assert long[800] - long[1400] == pytest.approx(51, abs=4), report
+    assert 1 <= found[MAX_CODE_LINE + 1, True][800] <= 20, report
+    # the unplanted inputs of the page (its own code cells) fit: nothing else is reported
+    assert len([f for f in faults if f.startswith(at)]) == len(found), report
 
 
 def test_checker_reports_a_probe_that_never_finishes(chromium, built_book, tmp_path):
