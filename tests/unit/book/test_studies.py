@@ -88,7 +88,8 @@ def test_protocol_and_lottery_studies_read_their_records(committed, monkeypatch)
     saved = studies.protocol()
     assert saved.spec == spec and saved.data == data
     assert saved.caption.startswith("book scale, read from book/results/authors_protocol.json")
-    assert "linear: 2 cells, L = [10]; softmax: 1 cells, L = [10]; 2 trials" in saved.caption
+    assert "linear: 2 cells, L = 10, M = 20..40 (2)\n  softmax: 1 cells, L = 10, M = 20\n" \
+        "  2 trials" in saved.caption
     tiny = lottery.SCALES["tiny"]
     monkeypatch.setitem(lottery.SCALES, "book", tiny)
     now = studies.lottery()
