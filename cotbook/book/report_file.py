@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import re
 
-__all__ = ["GLUE_REF", "glued_values", "stored_values", "ledger_rows", "records"]
+__all__ = ["GLUE_REF", "glued_values", "stored_values", "ledger_rows", "verdict_rows", "records"]
 
 #: A value pasted from a chapter: ``{glue:text}`<chapter>.md::<key>:s```.
 GLUE_REF = re.compile(r"\{glue:text\}`([a-z0-9_]+)\.md::([a-z0-9_]+):s`")
@@ -62,6 +62,20 @@ def ledger_rows(markdown: str) -> list[list[str]]:
     if bad:
         raise ValueError(f"every ledger row must have 4 cells; these do not: {bad}")
     return rows
+
+
+def verdict_rows(markdown: str) -> list[list[str]]:
+    """``[item, verdict, chapter]`` per ledger row, as MyST for a page that shows the verdicts
+    (the intro): the item without its chapter, the verdict cell's glue reference without its
+    bold (it renders where it is pasted) and the chapter as a ``{ref}`` link."""
+    out = []
+    for item, _, _, verdict in ledger_rows(markdown):
+        chapter = _CHAPTER.search(item)
+        if chapter is None or "**" not in verdict:
+            raise ValueError(f"ledger row {item!r} names no chapter or has no bold verdict")
+        out.append([item[: chapter.start()].strip(), verdict.split("**")[1],
+                    f"{{ref}}`{chapter.group(1)}`"])  # fmt: skip
+    return out
 
 
 def _fill(text: str, glued: dict[str, dict[str, str]], values: dict[str, str]) -> str:

@@ -747,10 +747,10 @@ def ridge_curve(
     :class:`RidgeAccuracyError`, whose ``certified_to`` is the deepest depth certified).
 
     **Points per circle.**  Without ``n`` the search starts at the default and doubles ``n`` (up
-    to the cap) while the largest torus of the ladder, ``r = 0.95``, fails the check only by
-    aliasing and the curve found is not certified: a larger ``n`` lets the search keep the
-    larger radius, whose error grows more slowly with ``t`` (measured: ``E_80`` at
-    ``(2, 3, 0.01, lam = 1e-5)`` needs ``n = 1024``).
+    to the cap) while the curve found is not certified and came from a torus below the largest,
+    ``r = 0.95``: where that torus failed the check by aliasing, a larger ``n`` accepts it, and
+    its error grows more slowly with ``t`` (measured: ``E_80`` at ``(2, 3, 0.01, lam = 1e-5)``
+    needs ``n = 1024``); where a singularity lies inside it, the search ends at the cap.
 
     Parameters
     ----------
@@ -808,13 +808,8 @@ def ridge_curve(
                 None,
             )
         return _certified(p, *found, r, rtol, atol)
-    if n_given:
-        found = _ladder(p, n, t_max)
-        if found is None:
-            raise _no_torus(p)
-        return _certified(p, *found, rtol, atol)
-    # n escalates while the largest torus of the ladder fails the check only at this n (its
-    # bins alias): a larger n can then accept a larger radius, whose error grows more slowly
+    # without n, n escalates while the largest torus of the ladder is not the one used: if it
+    # failed the check by aliasing, a larger n accepts it, and its error grows more slowly
     refused = None
     while True:
         found = _ladder(p, n, t_max)
@@ -822,12 +817,15 @@ def ridge_curve(
             try:
                 return _certified(p, *found, rtol, atol)
             except RidgeAccuracyError as err:
-                if refused is None or (err.certified_to or -1) > (refused.certified_to or -1):
+                if refused is None or _reach(err) > _reach(refused):
                     refused = err
-        if found is not None and found[2] == _RADII[0] or 2 * n > n_cap:
-            break
+        if n_given or (found is not None and found[2] == _RADII[0]) or 2 * n > n_cap:
+            raise refused if refused is not None else _no_torus(p)
         n *= 2
-    raise refused if refused is not None else _no_torus(p)
+
+
+def _reach(err: RidgeAccuracyError) -> int:
+    return -1 if err.certified_to is None else err.certified_to
 
 
 def _no_torus(p: Point) -> RidgeAccuracyError:

@@ -23,6 +23,9 @@ from . import asymptotics, closed_form, domain, phases, scaling
 
 __all__ = [
     "E0",
+    "FIGURE_1",
+    "PhaseGrid",
+    "figure_1a",
     "floor_excess_interval",
     "floor_excess_alpha",
     "approach",
@@ -36,6 +39,30 @@ __all__ = [
 ]
 
 E0 = 1.0  # error of the initial estimate w_0 = 0 (Result 1 at t = 0: F(0, 0) = 1)
+
+FIGURE_1 = {"sigma2": 0.01, "t": 80}
+"""Figure 1's noise variance and, for panel A, its depth (the paper's caption)."""
+
+
+class PhaseGrid(NamedTuple):
+    """``E[i, j]`` = ``E_t`` at ``(alphas[i], taus[j])``: the grid of :func:`figure_1a`, in
+    the order :func:`cotbook.book.plotting.phase_heatmap` takes."""
+
+    alphas: np.ndarray
+    taus: np.ndarray
+    E: np.ndarray
+    sigma2: float
+    t: int
+
+
+def figure_1a(n=200) -> PhaseGrid:
+    """The paper's Figure 1A: ``E_80`` (Result 1, lambda = 0, ``sigma2 = 0.01``) over ``n``
+    log-spaced ``alpha`` in ``[0.1, 10]`` and ``tau - 1`` in ``[0.01, 100]``
+    (:func:`cotbook.theory.closed_form.error_grid`)."""
+    n = _checks.positive_int("n", n)
+    alphas, taus = np.logspace(-1, 1, n), 1 + np.logspace(-2, 2, n)
+    sigma2, t = FIGURE_1["sigma2"], FIGURE_1["t"]
+    return PhaseGrid(alphas, taus, closed_form.error_grid(alphas, taus, sigma2, t), sigma2, t)
 
 
 def _sat_alpha(alpha):
@@ -151,7 +178,7 @@ def _excess_at(alpha, tau, sigma2, depths, floor) -> dict:
     return out
 
 
-def _golden_min(f, lo, hi):
+def _ternary_min(f, lo, hi):
     """The integer in ``[lo, hi]`` where ``f`` (smooth, unimodal there) is smallest."""
     while hi - lo > 3:
         a = lo + (hi - lo) // 3
@@ -176,7 +203,7 @@ def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimu
     (:func:`cotbook.theory.asymptotics.excess`, certified to 1e-6 relative), at
     :data:`_SEARCH` geometrically spaced depths up to ``t_search`` (default ``8 t_scale`` of
     the law, at least 64); the smallest is refined over the integers between its neighbours by
-    a golden-section search, and ``t_flip`` by bisection on the certified sign. Depths the
+    a ternary search, and ``t_flip`` by bisection on the certified sign. Depths the
     contours cannot certify (where ``E_t - E_inf`` changes sign) are skipped.
 
     Parameters
@@ -228,7 +255,7 @@ def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimu
         return SaturationOptimum(None, None, floor, floor, 0.0, t_search)
     k = grid.index(min(below, key=known.get))
     lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, len(grid) - 1)]
-    t_min = _golden_min(f, lo, hi)
+    t_min = _ternary_min(f, lo, hi)
     # t_flip: the first certified negative depth, between the last non-negative sampled depth
     # before the first negative one and that depth
     first = below[0]

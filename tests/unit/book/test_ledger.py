@@ -142,6 +142,17 @@ def test_ledger_covers_every_numbered_item_and_each_row_has_a_verdict():
         assert re.search(r"; chapter: \{ref\}`[a-z0-9-]+`$", row[0]), f"{row[0]!r} links no chapter"
 
 
+def test_verdict_rows_give_each_item_its_pasted_verdict_and_chapter_link():
+    rows = report_file.verdict_rows(REPORT.read_text())
+    assert len(rows) == len(ledger_rows())
+    for (item, verdict, chapter), full in zip(rows, ledger_rows(), strict=True):
+        assert full[0].startswith(item) and "; chapter:" not in item
+        assert re.fullmatch(r"\{glue:text\}`[a-z0-9_]+\.md::[a-z0-9_]+_verdict:s`", verdict)
+        assert full[0].endswith(chapter) and chapter.startswith("{ref}`")
+    with pytest.raises(ValueError, match="names no chapter"):
+        report_file.verdict_rows("## Ledger\n| a | b | c | d |\n|---|---|---|---|\n| x | y | z | w |\n")
+
+
 # Each row of README.md's verdict table, by the start of its first cell, and the verdicts that
 # the chapters glue for it (chapter, claim key).
 README_ROWS = {

@@ -176,3 +176,15 @@ def test_no_finite_depth_beats_the_floor_when_the_search_stops_before_the_dip():
     best = saturation.saturation_optimum(0.5, 10.0, 0.01, t_search=10)  # the dip starts at 18
     assert (best.t_flip, best.t_min, best.gain) == (None, None, 0.0)
     assert best.E_min == best.E_inf
+
+
+def test_figure_1a_grid_is_result_1_on_the_papers_axes():
+    fig1a = saturation.figure_1a(n=5)
+    assert (fig1a.sigma2, fig1a.t) == (0.01, 80) and fig1a.E.shape == (5, 5)
+    assert fig1a.alphas[[0, -1]].tolist() == pytest.approx([0.1, 10.0])
+    assert (fig1a.taus[[0, -1]] - 1).tolist() == pytest.approx([0.01, 100.0])
+    assert fig1a.E[2, 3] == pytest.approx(
+        theory.error_at(fig1a.alphas[2], fig1a.taus[3], 0.01, 80), rel=1e-9
+    )
+    with pytest.raises(ValueError, match="n"):
+        saturation.figure_1a(n=0)
