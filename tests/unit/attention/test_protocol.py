@@ -31,7 +31,11 @@ def test_released_settings_are_the_authors_config():
         0.0,
     )
     paper = protocol.SCALES["paper"]
-    assert len(paper.cells["linear"]) == 225 and paper.trials == 3 and paper.t_max == 31
+    assert list(paper.cells["linear"]) == [
+        (L, M) for L in protocol.LINEAR_SIZES for M in protocol.PAPER_MS
+    ]
+    assert set(protocol.PAPER_MS) >= {M for _, M in protocol.SCALES["book"].cells["linear"]}
+    assert paper.trials == 3 and paper.t_max == 31
     assert {L for L, _ in paper.cells["softmax"]} == set(protocol.SOFTMAX_LS)
 
 
