@@ -31,6 +31,8 @@ __all__ = [
     "approach",
     "SaturationOptimum",
     "saturation_optimum",
+    "t_flip_law",
+    "last_flip",
     "overtake_depth",
     "overtake",
     "RegimeStats",
@@ -173,7 +175,10 @@ def _excess_at(alpha, tau, sigma2, depths, floor) -> dict:
     if deep:
         e = asymptotics.excess(alpha, tau, sigma2, deep, drop_uncertified=True)
         out.update(
-            {int(t): float(sg) * math.exp(la) for t, la, sg in zip(e.depths, e.log_abs, e.sign)}
+            {
+                int(t): float(sg) * math.exp(la)
+                for t, la, sg in zip(e.depths, e.log_abs, e.sign, strict=True)
+            }
         )
     return out
 
@@ -268,6 +273,76 @@ def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimu
         else:
             a = m  # not certified (near zero) or positive
     return SaturationOptimum(b, t_min, floor + known[t_min], floor, -known[t_min], t_search)
+
+
+_POLE = "alpha < 1 pole term, saddle at sqrt(alpha)"
+
+
+def t_flip_law(alpha, tau, sigma2) -> float | None:
+    """The depth beyond which ``E_t - E_inf`` stays negative, predicted from two terms of the
+    long-depth law (:func:`cotbook.theory.asymptotics.candidates`): Result 2's
+    ``K_- t^-1/2 Lambda^t`` (``K_- > 0``) and the alpha < 1 pole term's
+    ``K_p t^-3/2 psi_max^t`` (``K_p < 0``).  Beyond ``tau_x`` (``psi_max > Lambda``) they cancel
+    where ``log t - eps t = log(-K_p / K_-)``, ``eps = log(psi_max / Lambda)``; the larger root
+    is returned (``None`` below ``tau_x``, where the two never cross for good, or where the
+    pole term exceeds the other at every depth).  As ``tau -> tau_x``, ``eps -> 0`` and the
+    root grows like ``log(1/eps) / eps``.  :func:`last_flip` measures it on the exact curve.
+    """
+    alpha = _sat_alpha(alpha)
+    terms = {c.source: c for c in asymptotics.candidates(alpha, tau, sigma2)}
+    neg, pole = terms.get("negative saddle"), terms.get(_POLE)
+    if neg is None or pole is None or not (pole.rate > neg.rate and neg.K > 0 > pole.K):
+        return None
+    eps = math.log(pole.rate / neg.rate)
+    c = math.log(-pole.K / neg.K)
+
+    def g(t):
+        return math.log(t) - eps * t - c
+
+    lo = 1.0 / eps
+    if g(lo) <= 0.0:
+        return None
+    hi = 2.0 * lo
+    while g(hi) > 0.0:
+        hi *= 2.0
+    return float(brentq(g, lo, hi, xtol=1e-9))
+
+
+def last_flip(alpha, tau, sigma2, *, t_max=100000) -> int | None:
+    """The depth from which ``E_t - E_inf`` (certified, :func:`cotbook.theory.asymptotics.excess`)
+    is negative at every sampled depth up to ``t_max``: found on 80 geometric depths and
+    bisected on the certified sign (a depth that cannot be certified, next to the change of
+    sign, counts as not negative).  ``None`` where the law approaches from above (its sign is
+    not -1) or the curve is not yet negative at ``t_max``; 1 where it is negative from t = 1.
+    Compare :func:`t_flip_law`; :func:`saturation_optimum`'s ``t_flip`` is the *first* negative
+    depth, which can lie in an earlier dip that closes again.  Next to a deep crossing the sign
+    cannot be certified over a few depths, so the result can move by that much between
+    floating-point paths (measured: 40915 and 40905 at (0.5, 1.001 tau_x, 0.01))."""
+    alpha = _sat_alpha(alpha)
+    t_max = _checks.positive_int("t_max", t_max)
+    if asymptotics.asymptotic_law(alpha, tau, sigma2).sign != -1:
+        return None
+
+    def signs(depths):
+        e = asymptotics.excess(alpha, tau, sigma2, depths, drop_uncertified=True)
+        return dict(zip(e.depths.tolist(), e.sign.tolist(), strict=True))
+
+    known = signs(np.unique(np.geomspace(1, t_max, 80).astype(int)))
+    ahead = [t for t in known if known[t] >= 0]
+    if not ahead:
+        return 1
+    a = max(ahead)
+    after = [t for t in known if t > a]
+    if not after:
+        return None
+    b = min(after)
+    while b - a > 1:
+        m = (a + b) // 2
+        if signs([m]).get(m, 0) < 0:
+            b = m
+        else:
+            a = m
+    return b
 
 
 def overtake_depth(first, second):

@@ -104,7 +104,7 @@ def _random_points(n=500, seed=20261127):
     tau = 1.0 + np.exp(rng.uniform(math.log(0.01), math.log(30.0), n))
     noisy = np.exp(rng.uniform(math.log(1e-3), math.log(2.0), n))
     sigma2 = np.where(rng.uniform(size=n) < 0.2, 0.0, noisy)
-    return list(zip(alpha.tolist(), tau.tolist(), sigma2.tolist()))
+    return list(zip(alpha.tolist(), tau.tolist(), sigma2.tolist(), strict=True))
 
 
 def test_law_is_returned_at_500_random_points():
@@ -148,3 +148,42 @@ def test_bad_input():
         asymptotics.excess(0.5, 10.0, 0.01, [0])
     with pytest.raises(ValueError, match="window"):
         asymptotics.local_law(0.5, 10.0, 0.01, 100, window=100)
+
+
+def _psi(alpha, sigma2, z):
+    return (z + sigma2 + alpha / z) / (alpha + 1.0 + sigma2)
+
+
+def test_residue_band_against_fits_inside_and_outside():
+    alpha, sigma2 = 0.05, 0.01
+    tc = phases.tau_c(alpha, sigma2)
+    band = asymptotics.residue_band(alpha, sigma2)
+    assert band.tau_lo / tc == pytest.approx(1.9999, abs=2e-4)
+    assert band.tau_hi / tc == pytest.approx(2.5445, abs=2e-4)
+    # Lambda's rule would have it lead up to tau_x; the residue takes over before
+    assert band.tau_lo < phases.pole_crossover(alpha, sigma2) < band.tau_hi
+    inside = 2.3 * tc
+    fit = asymptotics.local_law(alpha, inside, sigma2, 4000)
+    one_over_beta = alpha * (inside - 1.0) / (1.0 + sigma2)
+    assert fit.rate == pytest.approx(_psi(alpha, sigma2, one_over_beta), rel=1e-6)
+    assert fit.power == pytest.approx(0.0, abs=0.01)
+    for outside in (1.9 * tc, 2.7 * tc):  # the negative saddle, then the pole term
+        law = asymptotics.asymptotic_law(alpha, outside, sigma2)
+        assert "residue" not in law.source
+        fit = asymptotics.local_law(alpha, outside, sigma2, 4000)
+        assert fit.rate == pytest.approx(law.rate, rel=1e-4)
+        assert fit.power == pytest.approx(law.power, abs=0.25)  # pre-asymptotic at 2.7 tau_c
+
+
+def test_residue_alpha_max_is_where_the_band_closes():
+    a_max = asymptotics.residue_alpha_max(0.01)
+    assert a_max == pytest.approx(0.0886, abs=1e-4)  # the audit: "about 0.089"
+    assert asymptotics.residue_band(0.999 * a_max, 0.01) is not None
+    assert asymptotics.residue_band(1.001 * a_max, 0.01) is None
+    assert asymptotics.residue_band(0.005, 0.01).tau_lo == pytest.approx(2.01, rel=1e-5)
+    above = np.geomspace(1.01 * a_max, 0.9, 8)
+    assert all(asymptotics.residue_band(a, 0.01) is None for a in above)
+    # at large noise a band lies away from tau_x: residue_alpha_max does not see it
+    assert asymptotics.residue_alpha_max(0.5) is None
+    band = asymptotics.residue_band(1e-3, 0.5)
+    assert not band.tau_lo < phases.pole_crossover(1e-3, 0.5) < band.tau_hi
