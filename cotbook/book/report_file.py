@@ -14,7 +14,17 @@ from __future__ import annotations
 import ast
 import re
 
-__all__ = ["GLUE_REF", "glued_values", "stored_values", "ledger_rows", "verdict_rows", "records"]
+__all__ = [
+    "GLUE_REF",
+    "glued_values",
+    "stored_values",
+    "ledger_rows",
+    "verdict_rows",
+    "records",
+    "errata_count",
+    "verdict_counts",
+    "glued_in",
+]
 
 #: A value pasted from a chapter: ``{glue:text}`<chapter>.md::<key>:s```.
 GLUE_REF = re.compile(r"\{glue:text\}`([a-z0-9_]+)\.md::([a-z0-9_]+):s`")
@@ -122,3 +132,38 @@ def records(markdown: str, glued: dict[str, dict[str, str]]) -> list[dict]:
             }
         )
     return out
+
+
+def errata_count(markdown: str) -> int:
+    """The number of items of the report's ``## Errata and inconsistencies`` list."""
+    if "## Errata and inconsistencies" not in markdown:
+        raise ValueError("markdown must hold the report's '## Errata and inconsistencies' section")
+    text = markdown.split("## Errata and inconsistencies", 1)[1].split("\n## ", 1)[0]
+    return len(re.findall(r"^\d+\. \*\*", text, flags=re.MULTILINE))
+
+
+def verdict_counts(rows: list[dict]) -> dict[str, int]:
+    """``{verdict: number of rows}`` of :func:`records`, for every verdict of
+    :data:`cotbook.book.ledger.VERDICTS` (zero where none has it); a row with another verdict
+    is an error."""
+    from .ledger import VERDICTS
+
+    counts = dict.fromkeys(VERDICTS, 0)
+    for row in rows:
+        if row["verdict"] not in counts:
+            raise ValueError(f"row {row['item']!r} has verdict {row['verdict']!r}")
+        counts[row["verdict"]] += 1
+    return counts
+
+
+def glued_in(folder) -> dict[str, dict[str, str]]:
+    """``{chapter: {key: text}}`` glued in the executed notebooks of ``folder`` (the chapters'
+    executed copies, :data:`cotbook.book.chapters.NOTEBOOK_DIR`), by file name."""
+    from pathlib import Path
+
+    import nbformat
+
+    return {
+        path.stem: glued_values(nbformat.read(path, as_version=4))
+        for path in sorted(Path(folder).glob("*.ipynb"))
+    }

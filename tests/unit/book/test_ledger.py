@@ -153,6 +153,21 @@ def test_verdict_rows_give_each_item_its_pasted_verdict_and_chapter_link():
         report_file.verdict_rows("## Ledger\n| a | b | c | d |\n|---|---|---|---|\n| x | y | z | w |\n")
 
 
+def test_summary_counts_are_the_ledger_s_verdicts_and_the_errata_items():
+    page = REPORT.read_text()
+    rows = report_file.records(page, report_file.glued_in(ROOT / chapters.NOTEBOOK_DIR))
+    counts = report_file.verdict_counts(rows)
+    assert list(counts) == list(ledger.VERDICTS) and sum(counts.values()) == len(ledger_rows())
+    numbered = page.split("## Errata and inconsistencies")[1].split("\n## ")[0]
+    assert report_file.errata_count(page) == max(
+        int(n) for n in re.findall(r"^(\d+)\. ", numbered, flags=re.MULTILINE)
+    )
+    with pytest.raises(ValueError, match="verdict 'maybe'"):
+        report_file.verdict_counts([{"item": "x", "verdict": "maybe"}])
+    with pytest.raises(ValueError, match="Errata"):
+        report_file.errata_count("## Ledger\n")
+
+
 # Each row of README.md's verdict table, by the start of its first cell, and the verdicts that
 # the chapters glue for it (chapter, claim key).
 README_ROWS = {
