@@ -9,7 +9,8 @@ record itself): which stated protocol each run departs from, and where (:func:`p
 which trials of a cell fall into separate groups (:func:`split_trials`); and the smallest
 context length at which a heatmap leaves a regime (:func:`first_departure`); and whether one of
 their single-seed values lies where one more of the book's trials could fall
-(:func:`versus_trials`).  How much a
+(:func:`versus_trials`); and how far the rows of a heatmap that a run leaves out lie from the
+rows kept around them (:func:`between_rows`).  How much a
 single-seed cell owes to its one test set is :mod:`cotbook.attention.lottery`.
 """
 
@@ -42,6 +43,8 @@ __all__ = [
     "cells_versus",
     "Tally",
     "tally",
+    "RowCheck",
+    "between_rows",
 ]
 
 FIGURE2_STATED = {
@@ -488,3 +491,54 @@ def tally(cells) -> Tally:
         raise ValueError("cells must be the CellVersus of cells_versus")
     compared = [k for k in kinds if k != "bimodal"]
     return Tally(compared.count("inside"), len(compared), kinds.count("bimodal"))
+
+
+class RowCheck(NamedTuple):
+    """How the left-out rows of a heatmap lie against the kept rows around them
+    (:func:`between_rows`)."""
+
+    inside: int
+    """Cells of left-out rows inside the range of their two kept neighbours at every depth."""
+    cells: int
+    """Cells of left-out rows compared."""
+    worst: float
+    """The largest factor by which a left-out value lies outside that range (1: none does)."""
+
+
+def between_rows(M, E, kept, depths) -> RowCheck:
+    """Whether leaving out rows of a heatmap loses anything its kept rows do not bracket.
+
+    ``E[i, j, t]`` is the heatmap at ``M[i]`` (rows, increasing), column ``j`` and depth ``t``;
+    ``kept`` the rows a run keeps (including the first and the last ``M``).  Each left-out row
+    is compared, cell by cell at ``depths``, with the range spanned by the kept rows just below
+    and just above it: a value inside the range at every depth is *inside*; otherwise the
+    factor by which it lies outside counts towards ``worst``.
+
+    Examples
+    --------
+    >>> E = np.array([[[1.0]], [[3.0]], [[2.0]]])  # rows M = 1, 2, 3; one column, one depth
+    >>> between_rows([1, 2, 3], E, kept=[1, 3], depths=[0])
+    RowCheck(inside=0, cells=1, worst=1.5)
+    """
+    M = [int(m) for m in _checks.array("M", M, ndim=1)]
+    E = _checks.array("E", E, ndim=3)
+    if E.shape[0] != len(M) or sorted(M) != M:
+        raise ValueError(f"M must be increasing and index E's first axis, got {M}")
+    kept = sorted(int(m) for m in kept)
+    if not set(kept) <= set(M) or kept[0] != M[0] or kept[-1] != M[-1]:
+        raise ValueError(f"kept must be rows of M including {M[0]} and {M[-1]}, got {kept}")
+    depths = list(depths)
+    inside = cells = 0
+    worst = 1.0
+    for i, m in enumerate(M):
+        if m in kept:
+            continue
+        lo = M.index(max(k for k in kept if k < m))
+        hi = M.index(min(k for k in kept if k > m))
+        a, b, v = E[lo][:, depths], E[hi][:, depths], E[i][:, depths]
+        factor = np.maximum.reduce([np.minimum(a, b) / v, v / np.maximum(a, b), np.ones_like(v)])
+        factor = factor.max(axis=1)  # per column, over the depths
+        inside += int(np.sum(factor == 1.0))
+        cells += factor.size
+        worst = max(worst, float(factor.max()))
+    return RowCheck(inside, cells, worst)

@@ -151,9 +151,9 @@ RESULTS = {
         ),
         ResultSpec(
             "authors_protocol",
-            "book",
+            "paper",
             (*_ATTENTION, "cotbook.attention.protocol"),
-            "python -m cotbook experiments --scale book --only protocol",
+            "python -m cotbook experiments --scale paper --only protocol --workers 2",
             required=False,
         ),
         ResultSpec(

@@ -183,3 +183,19 @@ def test_cells_versus_gives_each_cell_its_verdict_up_to_the_early_depth():
         released.cells_versus([(1, 2)], ours, theirs, [1, 2])
     with pytest.raises(ValueError, match="early"):
         released.cells_versus([(1, 2)] * 3, ours, theirs, [2], early=1)
+
+
+def test_between_rows_brackets_each_left_out_row_by_its_kept_neighbours():
+    M = [10, 20, 30, 40, 50]
+    E = np.ones((5, 2, 3))
+    E[1] = 1.5  # inside the range [1, 2] of rows 10 and 30
+    E[2] = 2.0
+    E[3, 0] = [2.0, 2.0, 8.0]  # column 0: 4x above the range [2, 1] of rows 30 and 50 at t = 2
+    E[3, 1] = 1.0
+    check = released.between_rows(M, E, kept=[10, 30, 50], depths=[0, 2])
+    assert check == released.RowCheck(inside=3, cells=4, worst=4.0)
+    assert released.between_rows(M, E, kept=[10, 30, 50], depths=[0]).worst == 1.0
+    with pytest.raises(ValueError, match="kept"):
+        released.between_rows(M, E, kept=[20, 50], depths=[0])
+    with pytest.raises(ValueError, match="M must be increasing"):
+        released.between_rows(M[::-1], E, kept=[10, 50], depths=[0])
