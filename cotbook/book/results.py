@@ -153,7 +153,7 @@ RESULTS = {
             "authors_protocol",
             "paper",
             (*_ATTENTION, "cotbook.attention.protocol"),
-            "python -m cotbook experiments --scale paper --only protocol --workers 2",
+            "python -m cotbook experiments --scale paper --only protocol",
             required=False,
         ),
         ResultSpec(

@@ -61,13 +61,13 @@ __all__ = [
     "candidates",
     "excess",
     "local_law",
-    "ResidueBand",
-    "residue_band",
-    "residue_alpha_max",
+    "RESIDUE",
 ]
 
 _TIE = 1e-12  # rates closer than this (relative) are one rate
-_RESIDUE = "residue at b = 1/beta"
+RESIDUE = "residue at b = 1/beta"
+"""The ``source`` of the law where the residue at b = 1/beta leads
+(:func:`cotbook.theory.saturation.residue_band` finds where)."""
 
 
 class AsymptoticLaw(NamedTuple):
@@ -171,7 +171,7 @@ def _residue_terms(g):
         raise ArithmeticError("two poles of the residue integrand coincide")
     skip = contour._cancelling(g, crossed)
     out = []
-    name = _RESIDUE  # a rate other than 1 is psi(1/beta): a*(alpha) = 1/beta
+    name = RESIDUE  # a rate other than 1 is psi(1/beta): a*(alpha) = 1/beta
     for v, lg, const in contour._crossed_residues(g, crossed, 1, skip):
         if not const:
             out.append(_Term(math.exp(lg), 0.0, float(np.real(-g.alpha * v)), 0.0, name, 0))
@@ -248,14 +248,18 @@ def asymptotic_law(alpha, tau, sigma2) -> AsymptoticLaw:
     alpha, tau, sigma2 : float
         ``alpha > 0``, ``tau > 1``, ``sigma2 >= 0`` (the domain of :mod:`.domain`).
 
-    Raises ``ArithmeticError`` where two poles of the residue integrand coincide (a*(alpha)
-    within 1e-6 of alpha: isolated values of tau, such as an edge of :func:`residue_band`).
-
     Returns
     -------
     AsymptoticLaw
         ``rate``, ``power``, ``sign``, the constants, the singularity it comes from
         (``source``) and the depth ``t_scale`` beyond which it leads.
+
+    Raises
+    ------
+    ArithmeticError
+        Where two poles of the residue integrand coincide (a*(alpha) within 1e-6 of alpha:
+        isolated values of tau, such as an edge of
+        :func:`cotbook.theory.saturation.residue_band`).
 
     Examples
     --------
@@ -352,100 +356,3 @@ def local_law(alpha, tau, sigma2, t, *, window=None, rtol=1e-6) -> FittedLaw:
     A = np.column_stack([np.ones(3), np.log(ts), ts.astype(float)])
     logK, power, log_rate = np.linalg.solve(A, e.log_abs)
     return FittedLaw(math.exp(log_rate), float(power), float(e.sign[1] * math.exp(logK)))
-
-
-class ResidueBand(NamedTuple):
-    """The interval ``tau_lo < tau < tau_hi`` where the residue at b = 1/beta leads the law."""
-
-    alpha: float
-    sigma2: float
-    tau_lo: float
-    tau_hi: float
-
-
-def _residue_leads(alpha, tau, s) -> bool:
-    return _RESIDUE in asymptotic_law(alpha, tau, s).source
-
-
-def _edge(alpha, s, inside, outside, rtol):
-    """Bisect (in log(tau - 1)) between a tau where the residue leads and one where it does
-    not.  An edge where a*(alpha) meets alpha (two poles coincide, and :func:`asymptotic_law`
-    refuses within 1e-6 of it) is returned to that width."""
-    while abs(inside - outside) > rtol * inside:
-        mid = 1.0 + math.sqrt((inside - 1.0) * (outside - 1.0))
-        try:
-            leads = _residue_leads(alpha, mid, s)
-        except ArithmeticError:
-            return mid
-        if leads:
-            inside = mid
-        else:
-            outside = mid
-    return inside
-
-
-def residue_band(alpha, sigma2, *, scan=400, rtol=1e-9) -> ResidueBand | None:
-    """Where the residue at b = 1/beta (rate psi(1/beta), power 0) leads E_t - E_inf, or
-    ``None`` where it leads at no tau of the scan: ``scan`` values of tau - 1, geometric from
-    1e-3 to 2 (1 + sigma2) / sqrt(alpha) (1/beta lies inside the contour only below half of
-    it), and tau_x (:func:`cotbook.theory.phases.pole_crossover`, where Lambda = psi_max, for
-    alpha < 1), around which the band closes as alpha grows.  The band's edges are bisected,
-    in log(tau - 1), to ``rtol``.  Raises ``ArithmeticError`` if the residue leads on separate
-    intervals or at an end of the scan.
-
-    Examples
-    --------
-    >>> from cotbook.theory import phases
-    >>> band = residue_band(0.05, 0.01)
-    >>> [round(tau / phases.tau_c(0.05, 0.01), 4) for tau in band[2:]]
-    [1.9999, 2.5445]
-    """
-    from .phases import pole_crossover
-
-    alpha, s = domain.alpha(alpha), domain.sigma2(sigma2)
-    scan = positive_int("scan", scan)
-    rtol = positive("rtol", rtol)
-    taus = 1.0 + np.geomspace(1e-3, 2.0 * (1.0 + s) / math.sqrt(alpha), scan)
-    if alpha < 1.0:
-        taus = np.sort(np.append(taus, pole_crossover(alpha, s)))
-    leads = np.array([_residue_leads(alpha, tau, s) for tau in taus])
-    if not leads.any():
-        return None
-    first, last = int(np.argmax(leads)), len(leads) - 1 - int(np.argmax(leads[::-1]))
-    if not leads[first : last + 1].all():
-        raise ArithmeticError(
-            f"the residue at 1/beta leads on separate intervals at (alpha, sigma2) = "
-            f"({alpha!r}, {s!r})"
-        )
-    if first == 0 or last == len(leads) - 1:
-        raise ArithmeticError(
-            f"the residue at 1/beta leads at an end of the scan (alpha = {alpha!r})"
-        )
-    lo = _edge(alpha, s, taus[first], taus[first - 1], rtol)
-    hi = _edge(alpha, s, taus[last], taus[last + 1], rtol)
-    return ResidueBand(alpha, s, lo, hi)
-
-
-def residue_alpha_max(sigma2, *, rtol=1e-9) -> float | None:
-    """The largest alpha in [1e-4, 0.9] at which the residue at 1/beta leads at tau_x (where
-    Lambda = psi_max), by bisection, assuming it leads there for every smaller alpha; ``None``
-    if it does not lead there at alpha = 1e-4.  At small noise this is where
-    :func:`residue_band` closes (the test checks that at sigma2 = 0.01 against bands on a grid
-    of alpha); at large noise a band can lie away from tau_x (sigma2 = 0.5, alpha = 0.001)."""
-    from .phases import pole_crossover
-
-    s = domain.sigma2(sigma2)
-    rtol = positive("rtol", rtol)
-
-    def leads(alpha):
-        return _residue_leads(alpha, pole_crossover(alpha, s), s)
-
-    lo, hi = 1e-4, 0.9
-    if not leads(lo):
-        return None
-    if leads(hi):
-        raise ArithmeticError(f"the residue at 1/beta leads up to alpha = {hi} (sigma2 = {s!r})")
-    while hi - lo > rtol * hi:
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if leads(mid) else (lo, mid)
-    return lo

@@ -33,6 +33,9 @@ __all__ = [
     "saturation_optimum",
     "t_flip_law",
     "last_flip",
+    "ResidueBand",
+    "residue_band",
+    "residue_alpha_max",
     "overtake_depth",
     "overtake",
     "RegimeStats",
@@ -444,3 +447,97 @@ def tail_trend(curve):
     if T < 2 or T % 2 or np.any(curve[[T // 2, T - 1, T]] <= 0):
         raise ValueError(f"curve must have an even last depth T >= 2 and E > 0 there, got T={T}")
     return float(curve[T] / curve[T - 1]), float(math.log2(curve[T] / curve[T // 2]))
+
+
+class ResidueBand(NamedTuple):
+    """The interval ``tau_lo < tau < tau_hi`` where the residue at b = 1/beta leads the law."""
+
+    alpha: float
+    sigma2: float
+    tau_lo: float
+    tau_hi: float
+
+
+def _residue_leads(alpha, tau, s) -> bool:
+    return asymptotics.RESIDUE in asymptotics.asymptotic_law(alpha, tau, s).source
+
+
+def _edge(alpha, s, inside, outside, rtol):
+    """Bisect (in log(tau - 1)) between a tau where the residue leads and one where it does
+    not.  An edge where a*(alpha) meets alpha (two poles coincide, and
+    :func:`cotbook.theory.asymptotics.asymptotic_law` refuses within 1e-6 of it) is returned to
+    that width."""
+    while abs(inside - outside) > rtol * inside:
+        mid = 1.0 + math.sqrt((inside - 1.0) * (outside - 1.0))
+        try:
+            leads = _residue_leads(alpha, mid, s)
+        except ArithmeticError:
+            return mid
+        if leads:
+            inside = mid
+        else:
+            outside = mid
+    return inside
+
+
+def residue_band(alpha, sigma2, *, scan=400, rtol=1e-9) -> ResidueBand | None:
+    """Where the residue at b = 1/beta (rate psi(1/beta), power 0) leads E_t - E_inf, or
+    ``None`` where it leads at no tau of the scan: ``scan`` values of tau - 1, geometric from
+    1e-3 to 2 (1 + sigma2) / sqrt(alpha) (1/beta lies inside the contour only below half of
+    it), and tau_x (:func:`cotbook.theory.phases.pole_crossover`, where Lambda = psi_max, for
+    alpha < 1), around which the band closes as alpha grows.  The band's edges are bisected,
+    in log(tau - 1), to ``rtol``.  Raises ``ArithmeticError`` if the residue leads on separate
+    intervals or at an end of the scan.
+
+    Examples
+    --------
+    >>> from cotbook.theory import phases
+    >>> band = residue_band(0.05, 0.01)
+    >>> [round(tau / phases.tau_c(0.05, 0.01), 4) for tau in band[2:]]
+    [1.9999, 2.5445]
+    """
+    alpha, s = domain.alpha(alpha), domain.sigma2(sigma2)
+    scan = _checks.positive_int("scan", scan)
+    rtol = _checks.positive("rtol", rtol)
+    taus = 1.0 + np.geomspace(1e-3, 2.0 * (1.0 + s) / math.sqrt(alpha), scan)
+    if alpha < 1.0:
+        taus = np.sort(np.append(taus, phases.pole_crossover(alpha, s)))
+    leads = np.array([_residue_leads(alpha, tau, s) for tau in taus])
+    if not leads.any():
+        return None
+    first, last = int(np.argmax(leads)), len(leads) - 1 - int(np.argmax(leads[::-1]))
+    if not leads[first : last + 1].all():
+        raise ArithmeticError(
+            f"the residue at 1/beta leads on separate intervals at (alpha, sigma2) = "
+            f"({alpha!r}, {s!r})"
+        )
+    if first == 0 or last == len(leads) - 1:
+        raise ArithmeticError(
+            f"the residue at 1/beta leads at an end of the scan (alpha = {alpha!r})"
+        )
+    lo = _edge(alpha, s, taus[first], taus[first - 1], rtol)
+    hi = _edge(alpha, s, taus[last], taus[last + 1], rtol)
+    return ResidueBand(alpha, s, lo, hi)
+
+
+def residue_alpha_max(sigma2, *, rtol=1e-9) -> float | None:
+    """The largest alpha in [1e-4, 0.9] at which the residue at 1/beta leads at tau_x (where
+    Lambda = psi_max), by bisection, assuming it leads there for every smaller alpha; ``None``
+    if it does not lead there at alpha = 1e-4.  At small noise this is where
+    :func:`residue_band` closes (the test checks that at sigma2 = 0.01 against bands on a grid
+    of alpha); at large noise a band can lie away from tau_x (sigma2 = 0.5, alpha = 0.001)."""
+    s = domain.sigma2(sigma2)
+    rtol = _checks.positive("rtol", rtol)
+
+    def leads(alpha):
+        return _residue_leads(alpha, phases.pole_crossover(alpha, s), s)
+
+    lo, hi = 1e-4, 0.9
+    if not leads(lo):
+        return None
+    if leads(hi):
+        raise ArithmeticError(f"the residue at 1/beta leads up to alpha = {hi} (sigma2 = {s!r})")
+    while hi - lo > rtol * hi:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if leads(mid) else (lo, mid)
+    return lo

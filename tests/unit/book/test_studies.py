@@ -83,11 +83,11 @@ def test_protocol_and_lottery_studies_read_their_records(committed, monkeypatch)
     assert studies.protocol() is None
     spec = protocol.SCALES["tiny"]
     data = {"E": {"linear": {"examples": [[[1.0, 0.5]]]}}}
-    results.save("authors_protocol", scale="book", config=spec.to_dict(), data=data,
+    results.save("authors_protocol", scale="paper", config=spec.to_dict(), data=data,
                  timings={"u": 1.0}, directory=committed)  # fmt: skip
     saved = studies.protocol()
     assert saved.spec == spec and saved.data == data
-    assert saved.caption.startswith("book scale, read from book/results/authors_protocol.json")
+    assert saved.caption.startswith("paper scale, read from book/results/authors_protocol.json")
     assert "linear: 2 cells, L = 10, M = 20..40 (2)\n  softmax: 1 cells, L = 10, M = 20\n" \
         "  2 trials" in saved.caption
     tiny = lottery.SCALES["tiny"]

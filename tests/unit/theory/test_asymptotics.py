@@ -7,7 +7,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from cotbook.theory import asymptotics, closed_form, contour, phases
+from cotbook.theory import asymptotics, closed_form, contour, phases, saturation
 
 # one point per case of the law, each where its fit window resolves it (t_scale << t)
 CASES = {
@@ -157,7 +157,7 @@ def _psi(alpha, sigma2, z):
 def test_residue_band_against_fits_inside_and_outside():
     alpha, sigma2 = 0.05, 0.01
     tc = phases.tau_c(alpha, sigma2)
-    band = asymptotics.residue_band(alpha, sigma2)
+    band = saturation.residue_band(alpha, sigma2)
     assert band.tau_lo / tc == pytest.approx(1.9999, abs=2e-4)
     assert band.tau_hi / tc == pytest.approx(2.5445, abs=2e-4)
     # Lambda's rule would have it lead up to tau_x; the residue takes over before
@@ -176,14 +176,14 @@ def test_residue_band_against_fits_inside_and_outside():
 
 
 def test_residue_alpha_max_is_where_the_band_closes():
-    a_max = asymptotics.residue_alpha_max(0.01)
+    a_max = saturation.residue_alpha_max(0.01)
     assert a_max == pytest.approx(0.0886, abs=1e-4)  # the audit: "about 0.089"
-    assert asymptotics.residue_band(0.999 * a_max, 0.01) is not None
-    assert asymptotics.residue_band(1.001 * a_max, 0.01) is None
-    assert asymptotics.residue_band(0.005, 0.01).tau_lo == pytest.approx(2.01, rel=1e-5)
+    assert saturation.residue_band(0.999 * a_max, 0.01) is not None
+    assert saturation.residue_band(1.001 * a_max, 0.01) is None
+    assert saturation.residue_band(0.005, 0.01).tau_lo == pytest.approx(2.01, rel=1e-5)
     above = np.geomspace(1.01 * a_max, 0.9, 8)
-    assert all(asymptotics.residue_band(a, 0.01) is None for a in above)
+    assert all(saturation.residue_band(a, 0.01) is None for a in above)
     # at large noise a band lies away from tau_x: residue_alpha_max does not see it
-    assert asymptotics.residue_alpha_max(0.5) is None
-    band = asymptotics.residue_band(1e-3, 0.5)
+    assert saturation.residue_alpha_max(0.5) is None
+    band = saturation.residue_band(1e-3, 0.5)
     assert not band.tau_lo < phases.pole_crossover(1e-3, 0.5) < band.tau_hi
