@@ -274,6 +274,15 @@ def test_theory_command_known_values(capsys):
 
 
 @pytest.mark.slow
+def test_theory_command_gives_the_law_where_a_symmetric_point_is_dropped(capsys):
+    """(0.5, 1.05, 0.01): the positive symmetric point is not a descent saddle; the command
+    used to print that the leading term could not be resolved."""
+    got = _theory_json(capsys, ("0.5", "1.05", "0.01"), ["1"])
+    law = got["leading_law"]
+    assert law["source"] == "negative saddle" and law["power"] == -0.5
+    assert law["rate"] == pytest.approx(15.411679, rel=1e-6)
+
+
 def test_theory_command_with_ridge(capsys):
     from cotbook import theory
 
