@@ -62,12 +62,15 @@ __all__ = [
     "excess",
     "local_law",
     "RESIDUE",
+    "POLE",
 ]
 
 _TIE = 1e-12  # rates closer than this (relative) are one rate
 RESIDUE = "residue at b = 1/beta"
 """The ``source`` of the law where the residue at b = 1/beta leads
 (:func:`cotbook.theory.saturation.residue_band` finds where)."""
+POLE = "alpha < 1 pole term, saddle at sqrt(alpha)"
+"""The ``source`` of the alpha < 1 pole term."""
 
 
 class AsymptoticLaw(NamedTuple):
@@ -158,7 +161,7 @@ def _pole_term(g):
         -1.5,
         constant(root),
         K_alt,
-        "alpha < 1 pole term, saddle at sqrt(alpha)",
+        POLE,
         1.0 / (kappa * near * near),
     )
 

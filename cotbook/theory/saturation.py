@@ -278,9 +278,6 @@ def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimu
     return SaturationOptimum(b, t_min, floor + known[t_min], floor, -known[t_min], t_search)
 
 
-_POLE = "alpha < 1 pole term, saddle at sqrt(alpha)"
-
-
 def t_flip_law(alpha, tau, sigma2) -> float | None:
     """The depth beyond which ``E_t - E_inf`` stays negative, predicted from two terms of the
     long-depth law (:func:`cotbook.theory.asymptotics.candidates`): Result 2's
@@ -293,7 +290,7 @@ def t_flip_law(alpha, tau, sigma2) -> float | None:
     """
     alpha = _sat_alpha(alpha)
     terms = {c.source: c for c in asymptotics.candidates(alpha, tau, sigma2)}
-    neg, pole = terms.get("negative saddle"), terms.get(_POLE)
+    neg, pole = terms.get("negative saddle"), terms.get(asymptotics.POLE)
     if neg is None or pole is None or not (pole.rate > neg.rate and neg.K > 0 > pole.K):
         return None
     eps = math.log(pole.rate / neg.rate)
