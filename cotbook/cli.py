@@ -8,7 +8,8 @@
   ``--only softmax``: what trained softmax attention learns, under the untried protocols;
   ``--only lottery`` (``--scale book``): one model at the authors' protocol on eight test sets;
   ``--only protocol`` (never by default): the authors' released protocol, several trials a
-  cell (:mod:`cotbook.attention.protocol`).
+  cell (:mod:`cotbook.attention.protocol`); ``--only recheck`` (never by default): fresh
+  trials of it where their value fell outside ours (:mod:`cotbook.attention.recheck`).
 - ``bench {theory,simulate,accuracy,attention}``: timings; ``accuracy`` (the Appendix D
   table, a long run) and ``attention`` save a record.
 - ``theory --alpha A --tau T --sigma2 S [--lam LAM] --t T1 [T2 ...]``: Result 1's E_t at those
@@ -183,7 +184,7 @@ def _simulate(args) -> int:
 
 
 def _experiments(args) -> int:
-    from .attention import grid, instability, layer, lottery, protocol, softmax_study
+    from .attention import grid, instability, layer, lottery, protocol, recheck, softmax_study
 
     jobs = {  # --only name: (record, scales, spec class, module with run_unit and assemble)
         "grid": ("attention_grid", grid.GRID_SCALES, grid.GridSpec, grid),
@@ -208,8 +209,10 @@ def _experiments(args) -> int:
         "lottery": ("authors_lottery", lottery.SCALES, lottery.LotterySpec, lottery),
         # hours at paper scale: run only when asked for by name
         "protocol": ("authors_protocol", protocol.SCALES, protocol.ProtocolSpec, protocol),
+        "recheck": ("authors_recheck", recheck.SCALES, protocol.ProtocolSpec, protocol),
     }
-    default = [w for w in jobs if w != "protocol" and args.scale in jobs[w][1]]
+    by_name = ("protocol", "recheck")
+    default = [w for w in jobs if w not in by_name and args.scale in jobs[w][1]]
     chosen = [args.only] if args.only else default
     for what in chosen:
         if args.scale not in jobs[what][1]:
@@ -219,7 +222,8 @@ def _experiments(args) -> int:
     studies = []
     for what in chosen:
         name, scales, kind, module = jobs[what]
-        spec = kind.from_dict(dict(scales[args.scale].to_dict(), seed=args.seed))
+        seed = {} if args.seed is None else {"seed": args.seed}
+        spec = kind.from_dict(dict(scales[args.scale].to_dict(), **seed))
         studies.append((name, spec, module, {"device": str(layer.device())}))
     return _studies(args, studies)
 
@@ -420,10 +424,16 @@ def main(argv=None) -> int:
     p.add_argument("--scale", choices=list(_EXPERIMENT_TIMES), default="book", help=_SCALE_HELP)
     p.add_argument(
         "--only",
-        choices=["grid", "sensitivity", "instability", "softmax", "lottery", "protocol"],
-        help="(default: all but protocol, the authors' released protocol: only by name)",
+        choices=["grid", "sensitivity", "instability", "softmax", "lottery", "protocol", "recheck"],
+        help="(default: all but protocol and recheck, the authors' released protocol: only by "
+        "name)",
     )
-    p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
+    p.add_argument(
+        "--seed",
+        type=_seed,
+        default=None,
+        help="root of every random stream of the run (default: the scale's own, 0; recheck's 1)",
+    )
     _add_output_options(p)
     p.set_defaults(run=_experiments)
     p = sub.add_parser(

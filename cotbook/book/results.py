@@ -157,6 +157,13 @@ RESULTS = {
             required=False,
         ),
         ResultSpec(
+            "authors_recheck",
+            "paper",
+            (*_ATTENTION, "cotbook.attention.protocol", "cotbook.attention.recheck"),
+            "python -m cotbook experiments --scale paper --only recheck",
+            required=False,
+        ),
+        ResultSpec(
             "authors_lottery",
             "book",
             (

@@ -29,6 +29,7 @@ __all__ = [
     "softmax",
     "lottery",
     "protocol",
+    "recheck",
     "simulation",
     "simulation_precision",
     "accuracy",
@@ -192,6 +193,16 @@ def protocol() -> Study | None:
     )
 
 
+def recheck() -> Study | None:
+    """Fresh trials of the authors' protocol where their value fell outside the book's
+    (:mod:`cotbook.attention.recheck`): the saved ``authors_recheck`` record, or ``None``."""
+    return _saved(
+        "authors_recheck",
+        attention_protocol.ProtocolSpec.from_dict,
+        _describe_protocol,
+    )
+
+
 def _span(values) -> str:
     values = sorted(set(values))
     return f"{values[0]}" if len(values) == 1 else f"{values[0]}..{values[-1]} ({len(values)})"
@@ -204,8 +215,8 @@ def _describe_protocol(spec) -> str:
         for model, cells in spec.cells.items()
     ]
     return "\n  ".join(
-        [*cells, f"{spec.trials} trials, λ = {spec.settings['lam']:g}, "
-         f"{spec.settings['steps']} steps, t <= {spec.t_max}"]
+        [*cells, f"{spec.trials} trials from root seed {spec.settings['seed']}, "
+         f"λ = {spec.settings['lam']:g}, {spec.settings['steps']} steps, t <= {spec.t_max}"]
     )
 
 
