@@ -43,6 +43,7 @@ __all__ = [
     "cells_versus",
     "Tally",
     "tally",
+    "held_out",
     "RowCheck",
     "between_rows",
 ]
@@ -491,6 +492,44 @@ def tally(cells) -> Tally:
         raise ValueError("cells must be the CellVersus of cells_versus")
     compared = [k for k in kinds if k != "bimodal"]
     return Tally(compared.count("inside"), len(compared), kinds.count("bimodal"))
+
+
+def held_out(ours, depths, *, early=10, level=LEVEL) -> Tally:
+    """The rule of :func:`cells_versus` applied to the book's own trials: each trial of each
+    cell held out in turn and set, as if it were their value, against the interval of the
+    cell's other trials at the ``depths`` up to ``early``.  Two identical implementations
+    would put their value outside as often as this puts a trial outside: the count of
+    outside verdicts to expect under no difference.
+
+    Parameters
+    ----------
+    ours : array_like, shape ``(cells, trials, t)``
+        The book's trials of each cell (at least three), over every saved depth.
+    depths : sequence of int
+        The depths compared; at least one ``<= early``.
+
+    Returns
+    -------
+    Tally
+        Over every (cell, held-out trial): ``inside``, ``compared`` and ``bimodal`` (the
+        other trials split).
+
+    Examples
+    --------
+    >>> ours = [[[1.0, 0.50], [1.0, 0.55], [1.0, 0.45], [1.0, 2.0]]]
+    >>> held_out(ours, [1], early=1)
+    Tally(inside=3, compared=4, bimodal=0)
+    """
+    ours = np.asarray(ours, dtype=float)
+    if ours.ndim != 3 or ours.shape[1] < 3:
+        raise ValueError(f"ours must be (cells, trials >= 3, t), got shape {ours.shape}")
+    found = []
+    for k in range(ours.shape[1]):
+        rest = np.delete(ours, k, axis=1)
+        found += cells_versus(
+            [(0, 0)] * len(ours), rest, ours[:, k], depths, early=early, level=level
+        )
+    return tally(found)
 
 
 class RowCheck(NamedTuple):

@@ -199,3 +199,18 @@ def test_between_rows_brackets_each_left_out_row_by_its_kept_neighbours():
         released.between_rows(M, E, kept=[20, 50], depths=[0])
     with pytest.raises(ValueError, match="M must be increasing"):
         released.between_rows(M[::-1], E, kept=[10, 50], depths=[0])
+
+
+def test_held_out_trials_fall_outside_at_the_interval_s_level():
+    """Log-normal trials, one law per cell: a held-out trial is outside the 95% interval of
+    the others at one depth 5% of the time, and at some of three independent depths
+    1 - 0.95^3 = 14.3% of the time (the interval is exact for normal log E)."""
+    rng = np.random.default_rng(7)
+    cells = np.exp(rng.normal(rng.normal(size=(400, 1, 1)), 0.3, size=(400, 8, 3)))
+    one = released.held_out(cells, [0], early=0)
+    three = released.held_out(cells, [0, 1, 2], early=2)
+    assert one.compared == three.compared == 400 * 8 and one.bimodal == 0
+    assert abs(1 - one.inside / one.compared - 0.05) < 0.013
+    assert abs(1 - three.inside / three.compared - (1 - 0.95**3)) < 0.02
+    with pytest.raises(ValueError, match="trials >= 3"):
+        released.held_out(cells[:, :2], [0])
