@@ -14,6 +14,9 @@
   table, a long run) and ``attention`` save a record.
 - ``theory --alpha A --tau T --sigma2 S [--lam LAM] --t T1 [T2 ...]``: Result 1's E_t at those
   depths and Results 2-3 at that point (:func:`cotbook.theory.summary`); ``--json``, ``--csv``.
+- ``explorer [--scale tiny|paper]``: the explorer page's data, E_t on a fine (alpha, tau) grid
+  at four noise levels and its interpolation error (:mod:`cotbook.book.explorer`), saved as the
+  record ``theory_explorer`` (about 4 minutes).
 - ``authors --from CHECKOUT``: the paper authors' released measurement files, checked against
   their git blob ids and saved as the record ``authors_released``
   (:mod:`cotbook.book.authors_release`); a missing or altered file fails before anything is
@@ -290,6 +293,27 @@ def _bench(args) -> int:
     return 0
 
 
+def _explorer(args) -> int:
+    from .book import explorer
+
+    grid = explorer.SCALES[args.scale]
+    config = {
+        "alphas": grid.alphas.tolist(),
+        "taus": grid.taus.tolist(),
+        "sigma2s": list(grid.sigma2s),
+        "t_max": grid.t_max,
+    }
+    data = _save_measured(
+        "theory_explorer", config, lambda: explorer.measure(grid), args.out, scale=args.scale
+    )
+    for row in data["interpolation"]:
+        print(
+            f"sigma2 = {row['sigma2']:g}: interpolation error median {row['median']:.3g}, "
+            f"95% {row['p95']:.3g}, largest {row['largest']:.3g} decades"
+        )
+    return 0
+
+
 def _authors(args) -> int:
     from .book import authors_release
 
@@ -436,6 +460,17 @@ def main(argv=None) -> int:
     )
     _add_output_options(p)
     p.set_defaults(run=_experiments)
+    p = sub.add_parser(
+        "explorer",
+        help="the explorer page's data (a record)",
+        description="E_t on the explorer's (alpha, tau) grid at four noise levels, with its "
+        "interpolation error: the record theory_explorer (paper: about 4 min).",
+    )
+    p.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
+    p.add_argument(
+        "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
+    )
+    p.set_defaults(run=_explorer)
     p = sub.add_parser(
         "bench",
         help="timings; accuracy and attention save a record",

@@ -201,6 +201,18 @@ RESULTS = {
             stored_files=True,
         ),
         ResultSpec(
+            "theory_explorer",
+            "paper",
+            (
+                *_THEORY_ENGINE,
+                "cotbook.theory.phases",
+                "cotbook.theory.asymptotics",
+                "cotbook.theory.overview",
+                "cotbook.book.explorer",
+            ),
+            "python -m cotbook explorer",
+        ),
+        ResultSpec(
             "theory_accuracy",
             "paper",
             (*_THEORY_ENGINE, "cotbook.theory.phases", "cotbook.theory.numerics"),

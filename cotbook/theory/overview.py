@@ -14,13 +14,22 @@ from __future__ import annotations
 import math
 import textwrap
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from .._checks import nonneg_int
 from . import closed_form, derivation, domain, phases
 
-__all__ = ["OPTIMAL_T_MAX", "REGIME_NOTES", "WIDTH", "Summary", "summary"]
+__all__ = [
+    "OPTIMAL_T_MAX",
+    "REGIME_NOTES",
+    "WIDTH",
+    "PhasePoint",
+    "phase_point",
+    "Summary",
+    "summary",
+]
 
 WIDTH = 100
 """Longest line of the text a :class:`Summary` prints."""
@@ -191,9 +200,32 @@ def _errors(alpha, tau, sigma2, depths, lam):
     return derivation.ridge_curve(alpha, tau, sigma2, depths[-1], lam=lam).E[depths]
 
 
-def _phase_fields(alpha, tau, sigma2):
-    """Results 2-3 at a ridgeless point: tau_c, tau_stable, regime, Lambda, E_inf, leading law,
-    t*."""
+class PhasePoint(NamedTuple):
+    """Result 2 at one ridgeless point, the fields of :class:`Summary` of the same names."""
+
+    tau_c: float
+    tau_stable: float
+    regime: str
+    decay_rate: float
+    error_floor: float | None
+    leading_law: tuple | None
+
+
+def phase_point(alpha, tau, sigma2) -> PhasePoint:
+    """Result 2 at ``(alpha, tau, sigma2)``, ``lam = 0``: ``tau_c``, ``tau_stable``, the regime,
+    ``Lambda``, ``E_inf`` (``None`` where E_t has no finite limit, or at ``tau = tau_+`` where
+    the floor formula does not apply) and the leading law ``(rate, power, source)``
+    (``None`` where no contour is found, next to ``alpha = 1, tau = 1``) -- everything
+    :func:`summary` reports but Result 3's optimal depth, whose search can take seconds.
+
+    Examples
+    --------
+    >>> p = phase_point(2.0, 3.0, 0.01)
+    >>> p.regime, round(p.tau_c, 6), p.error_floor, p.leading_law[2]
+    ('overthinking', 3.321557, None, 'negative saddle')
+    """
+    alpha, sigma2 = domain.alpha(alpha), domain.sigma2(sigma2)
+    tau = domain.tau(tau)
     regime = phases.regime(alpha, tau, sigma2)
     floor = None
     if regime != "overthinking":
@@ -206,16 +238,22 @@ def _phase_fields(alpha, tau, sigma2):
         law = (float(law.rate), float(law.power), law.source)
     except (ArithmeticError, ValueError):  # no contour near alpha = 1, tau = 1
         law = None
+    rate = float(phases.decay_rate(alpha, tau, sigma2))
+    tc = phases.tau_c(alpha, sigma2)
+    return PhasePoint(tc, phases.tau_stable(alpha, sigma2), regime, rate, floor, law)
+
+
+def _phase_fields(alpha, tau, sigma2):
+    """Results 2-3 at a ridgeless point: :func:`phase_point`'s fields, then t*."""
+    point = phase_point(alpha, tau, sigma2)
     best = None
-    if regime == "overthinking":
+    if point.regime == "overthinking":
         try:
             t_star, e_star = phases.optimal_depth(alpha, tau, sigma2, t_max=OPTIMAL_T_MAX)
             best = (int(t_star), float(e_star))
         except ValueError:  # the minimum lies deeper than OPTIMAL_T_MAX (or too close to tau_c)
             best = None
-    rate = float(phases.decay_rate(alpha, tau, sigma2))
-    tc = phases.tau_c(alpha, sigma2)
-    return tc, phases.tau_stable(alpha, sigma2), regime, rate, floor, law, best
+    return (*point, best)
 
 
 def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
