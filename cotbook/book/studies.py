@@ -11,6 +11,8 @@ import textwrap
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
 from ..attention import grid as attention_grid
 from ..attention import instability as attention_instability
 from ..attention import lottery as attention_lottery
@@ -18,6 +20,7 @@ from ..attention import protocol as attention_protocol
 from ..attention import softmax_study as attention_softmax
 from ..simulation import finite_size as fs
 from ..theory import numerics
+from . import explorer as theory_explorer
 from . import results
 from . import scaling as engine_scaling
 
@@ -30,6 +33,7 @@ __all__ = [
     "lottery",
     "protocol",
     "recheck",
+    "explorer",
     "simulation",
     "simulation_precision",
     "accuracy",
@@ -200,6 +204,28 @@ def recheck() -> Study | None:
         "authors_recheck",
         attention_protocol.ProtocolSpec.from_dict,
         _describe_protocol,
+    )
+
+
+def explorer() -> Study | None:
+    """The explorer's data (:mod:`cotbook.book.explorer`): the saved ``theory_explorer``
+    record, or ``None`` (minutes to compute: ``python -m cotbook explorer``)."""
+    def grid(config):
+        return theory_explorer.Grid(
+            np.asarray(config["alphas"], float),
+            np.asarray(config["taus"], float),
+            tuple(config["sigma2s"]),
+            int(config["t_max"]),
+        )
+
+    return _saved(
+        "theory_explorer",
+        grid,
+        lambda g: (
+            f"{len(g.alphas)} x {len(g.taus)} points, alpha = {g.alphas[0]:g}..{g.alphas[-1]:g},"
+            f" tau - 1 = {g.taus[0] - 1:g}..{g.taus[-1] - 1:g} (log-spaced);\n  sigma2 = "
+            f"{', '.join(f'{x:g}' for x in g.sigma2s)}; every depth t = 0..{g.t_max}"
+        ),
     )
 
 

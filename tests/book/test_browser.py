@@ -422,3 +422,43 @@ def test_check_site_validates_its_inputs(tmp_path):
     for widths in ((), (800, 100), (800.0,), "800", 1400, (True,)):
         with pytest.raises(ValueError, match=r"widths must be .*\[320, 3840\]|widths must be a"):
             check_site(tmp_path, widths=widths)
+
+
+def _explorer_curve(chromium, page, query):
+    """The curve the explorer draws when opened at ``query`` (its controls set from the
+    address, then drawn by the same handler a moved control calls)."""
+    import html
+    import json
+    import subprocess
+
+    from browser_check import CHROMIUM_FLAGS
+
+    dom = subprocess.run(
+        [chromium, *CHROMIUM_FLAGS, "--dump-dom", f"{page.as_uri()}#{query}"],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    values = re.search(r'data-log10e="([^"]*)"', dom)
+    point = re.search(r'data-point="([^"]*)"', dom)
+    assert values and point, dom[-2000:]
+    return json.loads(html.unescape(values.group(1))), json.loads(html.unescape(point.group(1)))
+
+
+def test_the_explorer_draws_the_precomputed_curves(chromium, built_book):
+    """At two points set through its controls, the explorer page draws exactly the curve
+    cotbook.book.explorer.interpolate gives from the committed record, and they differ."""
+    import numpy as np
+
+    from cotbook.book import explorer, results
+
+    data = results.load("theory_explorer").data["page"]
+    page = built_book.html / "book" / "explorer.html"
+    drawn = []
+    for alpha, tau, s in ((0.5, 3.0, 1), (2.0, 5.0, 3)):
+        sigma2 = data["levels"][s]["sigma2"]
+        curve, (a, t, k) = _explorer_curve(
+            chromium, page, f"alpha={alpha}&tau={tau}&sigma2={sigma2}&t=40"
+        )
+        assert k == s and a == pytest.approx(alpha, rel=1e-9) and t == pytest.approx(tau)
+        assert np.abs(np.array(curve) - explorer.interpolate(data, a, t, s)).max() < 2e-6
+        drawn.append(np.array(curve))
+    assert np.abs(drawn[0] - drawn[1]).max() > 0.5
