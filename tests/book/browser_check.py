@@ -41,9 +41,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from cotbook.book.pdf import find_chromium  # noqa: F401 (the tests import it from here)
+
 PROBE_JS = Path(__file__).with_name("browser_probe.js")
 PROBE_ID = "cotbook-probe"
-CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 INSTALL_HINT = (
     "Chromium is needed for the browser rendering test but was not found on PATH. "
     "Install it with `apt-get install chromium` (Debian/Ubuntu; CI does this in .ci/run), "
@@ -70,18 +71,6 @@ WINDOW_HEIGHT = 1000
 MIN_WIDTH, MAX_WIDTH = 320, 3840
 _PROBE_RE = re.compile(r'<pre[^>]*\bid="' + PROBE_ID + r'"[^>]*>(.*?)</pre>', re.S)
 _REFRESH_RE = re.compile(r'<meta\s+http-equiv="refresh"\s+content="\d+\s*;\s*url=([^"]+)"', re.I)
-
-
-def find_chromium() -> str | None:
-    """Path of a Chromium binary: $COTBOOK_CHROMIUM, else the first known name on PATH."""
-    explicit = os.environ.get("COTBOOK_CHROMIUM")
-    if explicit:
-        return explicit if Path(explicit).is_file() else None
-    for name in CHROMIUM_NAMES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 def site_pages(html_dir: str | os.PathLike) -> list[str]:
