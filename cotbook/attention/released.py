@@ -429,7 +429,7 @@ class CellVersus(NamedTuple):
     """The largest factor between their value and our trials' geometric mean up to ``early``."""
 
 
-def cells_versus(cells, ours, theirs, depths, *, early=10, level=LEVEL) -> list:
+def cells_versus(cells, ours, theirs, depths, *, early=10, level=LEVEL, gap=GAP) -> list:
     """:func:`versus_trials` for every cell of a study, with a verdict up to depth ``early``.
 
     Parameters
@@ -441,6 +441,8 @@ def cells_versus(cells, ours, theirs, depths, *, early=10, level=LEVEL) -> list:
         Their single run of each cell, over the same depths.
     depths : sequence of int
         The depths compared; at least one ``<= early``.
+    level, gap : float
+        As in :func:`versus_trials`.
 
     Examples
     --------
@@ -460,7 +462,7 @@ def cells_versus(cells, ours, theirs, depths, *, early=10, level=LEVEL) -> list:
         raise ValueError(f"depths must include one <= early = {early} and lie on the curves")
     out = []
     for (L, M), mine, single in zip(cells, ours, theirs, strict=True):
-        v = versus_trials(mine[:, depths], single[depths], level)
+        v = versus_trials(mine[:, depths], single[depths], level, gap)
         verdict = (
             "bimodal" if v.bimodal[at].any() else "inside" if v.inside[at].all() else "outside"
         )

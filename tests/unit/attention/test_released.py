@@ -214,3 +214,11 @@ def test_held_out_trials_fall_outside_at_the_interval_s_level():
     assert abs(1 - three.inside / three.compared - (1 - 0.95**3)) < 0.02
     with pytest.raises(ValueError, match="trials >= 3"):
         released.held_out(cells[:, :2], [0])
+
+
+def test_cells_versus_passes_the_split_threshold_on():
+    """Trials a factor 3 apart are one group at the default gap and two at gap = 2."""
+    ours = [[[1.0, 1.0], [1.0, 1.05], [1.0, 3.0]]]
+    default = released.cells_versus([(1, 2)], ours, [[1.0, 1.0]], [1], early=1)
+    low = released.cells_versus([(1, 2)], ours, [[1.0, 1.0]], [1], early=1, gap=2.0)
+    assert default[0].verdict == "inside" and low[0].verdict == "bimodal"
