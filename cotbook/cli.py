@@ -300,14 +300,8 @@ def _explorer(args) -> int:
     from .book import explorer
 
     grid = explorer.SCALES[args.scale]
-    config = {
-        "alphas": grid.alphas.tolist(),
-        "taus": grid.taus.tolist(),
-        "sigma2s": list(grid.sigma2s),
-        "t_max": grid.t_max,
-    }
     data = _save_measured(
-        "theory_explorer", config, lambda: explorer.measure(grid), args.out, scale=args.scale
+        "theory_explorer", grid.to_dict(), lambda: explorer.measure(grid), args.out, args.scale
     )
     for row in data["interpolation"]:
         print(

@@ -47,6 +47,25 @@ class Grid(NamedTuple):
     sigma2s: tuple
     t_max: int
 
+    def to_dict(self) -> dict:
+        """JSON-ready: the configuration the record ``theory_explorer`` keeps."""
+        return {
+            "alphas": np.asarray(self.alphas, float).tolist(),
+            "taus": np.asarray(self.taus, float).tolist(),
+            "sigma2s": list(self.sigma2s),
+            "t_max": int(self.t_max),
+        }
+
+    @classmethod
+    def from_dict(cls, d) -> Grid:
+        """The grid of :meth:`to_dict`'s layout."""
+        return cls(
+            np.asarray(d["alphas"], float),
+            np.asarray(d["taus"], float),
+            tuple(d["sigma2s"]),
+            int(d["t_max"]),
+        )
+
 
 GRID = Grid(np.logspace(-1, 1, 32), 1 + np.logspace(-2, 2, 32), (0.0, 0.01, 0.1, 1.0), 80)
 """Figure 1A's plane (``alpha`` in [0.1, 10], ``tau - 1`` in [0.01, 100]) on 32 x 32 points
@@ -61,7 +80,7 @@ SCALES = {
 QUANTUM = 1e-3
 """The step in which the page stores ``log10 E_t`` (a relative error of at most 0.12%)."""
 
-REGIMES = ("overthinking", "critical", "saturation", "exponential")
+REGIMES = tuple(overview.REGIME_NOTES)
 """The regimes of :func:`cotbook.theory.phases.regime`, in the order the page codes them."""
 
 
@@ -74,16 +93,17 @@ class Explorer(NamedTuple):
     points: list
 
 
+def _curves(alphas, taus, sigma2, t_max) -> np.ndarray:
+    """``E_t`` for ``t = 0..t_max`` on ``alphas x taus``, shape ``(alphas, taus, t)``."""
+    return np.stack(
+        [closed_form.error_grid(alphas, taus, sigma2, t) for t in range(t_max + 1)], axis=-1
+    )
+
+
 def compute(grid=GRID) -> Explorer:
     """Result 1 at every depth and Result 2 at every point of ``grid``."""
     alphas, taus = np.asarray(grid.alphas, float), np.asarray(grid.taus, float)
-    depths = range(grid.t_max + 1)
-    E = np.stack(
-        [
-            np.stack([closed_form.error_grid(alphas, taus, s2, t) for t in depths], axis=-1)
-            for s2 in grid.sigma2s
-        ]
-    )
+    E = np.stack([_curves(alphas, taus, s2, grid.t_max) for s2 in grid.sigma2s])
     if not np.all(np.isfinite(E) & (E > 0)):
         raise ArithmeticError("E_t left the float64 range on the explorer's grid")
     points = [
@@ -208,10 +228,7 @@ def interpolation_error(data, s) -> InterpolationError:
     sigma2 = data["levels"][s]["sigma2"]
     mid_a = np.sqrt(alphas[1:] * alphas[:-1])
     mid_t = 1 + np.sqrt((taus[1:] - 1) * (taus[:-1] - 1))
-    depths = range(data["t_max"] + 1)
-    exact = np.log10(
-        np.stack([closed_form.error_grid(mid_a, mid_t, sigma2, t) for t in depths], axis=-1)
-    )
+    exact = np.log10(_curves(mid_a, mid_t, sigma2, data["t_max"]))
     worst = np.array(
         [
             [

@@ -11,8 +11,6 @@ import textwrap
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import numpy as np
-
 from ..attention import grid as attention_grid
 from ..attention import instability as attention_instability
 from ..attention import lottery as attention_lottery
@@ -210,17 +208,9 @@ def recheck() -> Study | None:
 def explorer() -> Study | None:
     """The explorer's data (:mod:`cotbook.book.explorer`): the saved ``theory_explorer``
     record, or ``None`` (minutes to compute: ``python -m cotbook explorer``)."""
-    def grid(config):
-        return theory_explorer.Grid(
-            np.asarray(config["alphas"], float),
-            np.asarray(config["taus"], float),
-            tuple(config["sigma2s"]),
-            int(config["t_max"]),
-        )
-
     return _saved(
         "theory_explorer",
-        grid,
+        theory_explorer.Grid.from_dict,
         lambda g: (
             f"{len(g.alphas)} x {len(g.taus)} points, alpha = {g.alphas[0]:g}..{g.alphas[-1]:g},"
             f" tau - 1 = {g.taus[0] - 1:g}..{g.taus[-1] - 1:g} (log-spaced);\n  sigma2 = "
@@ -241,8 +231,11 @@ def _describe_protocol(spec) -> str:
         for model, cells in spec.cells.items()
     ]
     return "\n  ".join(
-        [*cells, f"{spec.trials} trials from root seed {spec.settings['seed']}, "
-         f"λ = {spec.settings['lam']:g}, {spec.settings['steps']} steps, t <= {spec.t_max}"]
+        [
+            *cells,
+            f"{spec.trials} trials from root seed {spec.settings['seed']}, "
+            f"λ = {spec.settings['lam']:g}, {spec.settings['steps']} steps, t <= {spec.t_max}",
+        ]
     )
 
 

@@ -78,9 +78,9 @@ def test_the_committed_record_is_the_paper_grid_and_the_engine_s_values():
     """theory_explorer holds GRID, E_t at its points as the engine gives them now, and an
     interpolation error per noise level."""
     record = results.load("theory_explorer")
-    g = explorer.GRID
-    assert np.allclose(record.config["alphas"], g.alphas, rtol=1e-15)
-    assert record.config["sigma2s"] == list(g.sigma2s) and record.config["t_max"] == g.t_max
+    g, saved = explorer.GRID, explorer.Grid.from_dict(record.config)
+    assert np.array_equal(saved.alphas, g.alphas) and np.array_equal(saved.taus, g.taus)
+    assert saved.sigma2s == g.sigma2s and saved.t_max == g.t_max and record.config == g.to_dict()
     _, _, log10E = explorer.decode(record.data["page"])
     alphas, taus = np.asarray(record.config["alphas"]), np.asarray(record.config["taus"])
     for s, sigma2 in enumerate(g.sigma2s[:2]):
