@@ -44,6 +44,8 @@ __all__ = [
     "Tally",
     "tally",
     "held_out",
+    "SecondLook",
+    "second_look",
     "RowCheck",
     "between_rows",
 ]
@@ -532,6 +534,74 @@ def held_out(ours, depths, *, early=10, level=LEVEL) -> Tally:
             [(0, 0)] * len(ours), rest, ours[:, k], depths, early=early, level=level
         )
     return tally(found)
+
+
+class SecondLook(NamedTuple):
+    """A cell judged again by fresh trials (:func:`second_look`)."""
+
+    fresh: CellVersus
+    """Their value against the new trials alone."""
+    pooled: CellVersus
+    """Against the first and the new trials together."""
+    first_inside: int
+    """How many first trials lie inside the new trials' interval at every depth ``<= early``."""
+    nearest: float
+    """The factor between their value and the nearest of all trials at depth ``at``."""
+
+
+def second_look(cells, first, new, theirs, depths, *, early=10, at=10, level=LEVEL) -> list:
+    """Cells whose value fell outside the ``first`` trials, judged again by ``new`` ones.
+
+    The first trials chose the cells, so only new draws test them: :func:`cells_versus`
+    against the new trials alone and against all of them; as a check of the interval, each
+    first trial against the new trials' interval; and how close their value comes to one of
+    the trials (a cell whose trials stop at two levels).
+
+    Parameters
+    ----------
+    cells : sequence of ``(L, M)``
+    first, new : array_like, shape ``(cells, trials, t)``
+        The first and the new trials of each cell, over every saved depth.
+    theirs : array_like, shape ``(cells, t)``
+        Their single run of each cell.
+    depths : sequence of int
+        The depths compared; at least one ``<= early``.
+    early, at : int
+        The verdicts' deepest depth, and the depth of ``nearest``.
+
+    Returns
+    -------
+    list of SecondLook
+
+    Examples
+    --------
+    >>> first = [[[1.0, 1.0], [1.0, 1.01], [1.0, 0.99]]]
+    >>> new = [[[1.0, 1.0], [1.0, 2.0], [1.0, 1.02], [1.0, 1.96]]]
+    >>> (look,) = second_look([(1, 2)], first, new, [[1.0, 1.95]], [1], early=1, at=1)
+    >>> look.fresh.verdict, look.pooled.verdict, look.first_inside, round(look.nearest, 3)
+    ('inside', 'inside', 3, 1.005)
+    """
+    first, new = np.asarray(first, dtype=float), np.asarray(new, dtype=float)
+    theirs = _checks.array("theirs", theirs, ndim=2)
+    if first.ndim != 3 or new.shape[::2] != first.shape[::2]:
+        raise ValueError("first and new must be (cells, trials, t) with the same cells and t")
+    both = np.concatenate([first, new], axis=1)
+    fresh, pooled = (
+        cells_versus(cells, trials, theirs, depths, early=early, level=level)
+        for trials in (new, both)
+    )
+    shallow = [k for k, t in enumerate(depths) if t <= early]
+    out = []
+    for f, p, old, fresh_trials, all_trials, single in zip(
+        fresh, pooled, first, new, both, theirs, strict=True
+    ):
+        inside = sum(
+            bool(versus_trials(fresh_trials[:, depths], o[depths], level).inside[shallow].all())
+            for o in old
+        )
+        nearest = float(factor_apart(all_trials[:, at], np.full(len(all_trials), single[at])).min())
+        out.append(SecondLook(f, p, inside, nearest))
+    return out
 
 
 class RowCheck(NamedTuple):

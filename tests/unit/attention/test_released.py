@@ -222,3 +222,17 @@ def test_cells_versus_passes_the_split_threshold_on():
     default = released.cells_versus([(1, 2)], ours, [[1.0, 1.0]], [1], early=1)
     low = released.cells_versus([(1, 2)], ours, [[1.0, 1.0]], [1], early=1, gap=2.0)
     assert default[0].verdict == "inside" and low[0].verdict == "bimodal"
+
+
+def test_second_look_takes_back_a_value_on_a_floor_the_first_trials_missed():
+    """Three first trials at one floor, fresh trials at two: their value on the other floor is
+    outside the first three, inside the new ones, and within 2% of the nearest trial."""
+    first = [[[1.0, 0.020], [1.0, 0.0205], [1.0, 0.0195]]]
+    new = [[[1.0, 0.020], [1.0, 0.078], [1.0, 0.0198], [1.0, 0.075], [1.0, 0.0202]]]
+    theirs = [[1.0, 0.077]]
+    before = released.cells_versus([(1, 2)], first, theirs, [1], early=1)
+    (look,) = released.second_look([(1, 2)], first, new, theirs, [1], early=1, at=1)
+    assert before[0].verdict == "outside" and look.fresh.verdict == "inside"
+    assert look.first_inside == 3 and look.nearest == pytest.approx(0.078 / 0.077)
+    with pytest.raises(ValueError, match="same cells and t"):
+        released.second_look([(1, 2)], first, np.ones((1, 5, 3)), theirs, [1], early=1)
