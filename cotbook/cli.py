@@ -155,8 +155,10 @@ def _chapters(args) -> int:
 def _studies(args, studies) -> int:
     """Run ``studies`` (``(name, spec, module with run_unit and assemble, environment
     extra)``) on the engine of ``--workers`` / ``--scheduler``; 1 if units failed."""
-    from .book import execution, runner
+    from .book import execution, kernel_cache, runner
 
+    if args.workers is not None:  # the workers load what this process compiles once
+        print(f"numba kernels compiled or loaded in {kernel_cache.warm():.1f} s", flush=True)
     try:
         with execution.open_engine(args.workers, args.scheduler) as engine:
             print(f"running on: {engine.description}", flush=True)

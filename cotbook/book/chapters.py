@@ -25,6 +25,7 @@ __all__ = [
     "chapter_paths",
     "executed_copy",
     "cell_sources",
+    "macro_cell",
     "execute",
     "coalesce_streams",
     "figure_png",
@@ -66,6 +67,25 @@ def chapter_paths(root) -> list[Path]:
 def executed_copy(root, chapter: Path) -> Path:
     """Where the executed copy of ``chapter`` lives: ``tests/book/notebooks/<name>.ipynb``."""
     return Path(root) / NOTEBOOK_DIR / f"{Path(chapter).stem}.ipynb"
+
+
+def macro_cell(root) -> str:
+    """The source of the Markdown cell that defines the book's MathJax macros for JupyterLab.
+
+    The book's build reads its macros (``\\vb``, ``\\calE``, ...) from ``<root>/_config.yml``
+    (``sphinx.config.mathjax3_config.tex.macros``); JupyterLab's MathJax has no such setting,
+    so a chapter that uses them opens with this cell: one ``$\\newcommand...$`` per macro,
+    invisible once rendered, and tagged ``remove-cell`` so that the build leaves it out.
+    """
+    config = yaml.safe_load((Path(root) / "_config.yml").read_text())
+    macros = config["sphinx"]["config"]["mathjax3_config"]["tex"]["macros"]
+    lines = []
+    for name, spec in macros.items():
+        body, *args = spec if isinstance(spec, list) else [spec]
+        arity = f"[{args[0]}]" if args else ""
+        default = f"[{args[1]}]" if len(args) > 1 else ""
+        lines.append(f"$\\newcommand{{\\{name}}}{arity}{default}{{{body}}}$")
+    return "\n".join(lines)
 
 
 def cell_sources(nb) -> list[tuple[str, str]]:

@@ -321,8 +321,8 @@ def run_costs() -> list[CostRow]:
 
 class ScalingRow(NamedTuple):
     """The Figure 2 grid on one engine: measured wall-clock (``None`` where not run) and the
-    wall-clock :func:`~cotbook.book.scaling.makespan` predicts from one-thread unit costs,
-    with its lower bound, in minutes."""
+    wall-clock predicted from one-thread unit costs (:func:`~cotbook.book.scaling.makespan`
+    plus the engine's start-up and close as measured), with its lower bound, in minutes."""
 
     engine: str
     measured_min: float | None
@@ -334,12 +334,17 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
     """``(rows, caption)`` from the saved ``engine_scaling`` record (``None`` without one):
     the serial run as measured, then for each count of ``workers`` the prediction from the
     per-unit costs of the one-worker run (one thread, nothing else running; units in
-    submission order), with the measured time for the counts that ran."""
+    submission order) plus the one-worker run's overhead (its wall-clock less its units: the
+    cluster's start-up, dispatch and close), with the measured time for the counts that ran."""
     record = results.load("engine_scaling")
     if record is None:
         return None
     runs = record.data["runs"]
     costs = list(runs["workers=1"]["unit_seconds"].values())
+    overhead = runs["workers=1"]["wall_s"] - sum(costs)
+    if overhead < 0:
+        raise ValueError(f"engine_scaling: the one-worker run's units outlast its wall-clock by "
+                         f"{-overhead:.1f} s; the record is inconsistent")
     rows = [ScalingRow(runs["serial"]["engine"], runs["serial"]["wall_s"] / 60, None, None)]
     for w in workers:
         measured = runs.get(f"workers={w}")
@@ -347,8 +352,8 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
             ScalingRow(
                 f"{w} worker process{'es' if w > 1 else ''}",
                 None if measured is None else measured["wall_s"] / 60,
-                engine_scaling.makespan(costs, w) / 60,
-                engine_scaling.makespan_bound(costs, w) / 60,
+                (overhead + engine_scaling.makespan(costs, w)) / 60,
+                (overhead + engine_scaling.makespan_bound(costs, w)) / 60,
             )
         )
     origin = f"read from book/results/{record.path.name}"
@@ -357,6 +362,8 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
     describe = (
         f"{len(costs)} units; wall-clock {speedups}; data "
         f"{'byte-identical in every run' if record.data['identical'] else 'DIFFERENT'}; "
-        f"longest unit {longest[0]}, {longest[1]:.0f} s on one thread"
+        f"longest unit {longest[0]}, {longest[1]:.0f} s on one thread; predictions add "
+        f"the cluster's start-up, dispatch and close, {overhead:.1f} s as the one-worker run "
+        f"measured (warm numba cache)"
     )
     return rows, _caption(record.scale, origin, describe, record)

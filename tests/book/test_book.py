@@ -130,3 +130,25 @@ def test_every_page_names_its_code_and_licences(built_book):
         assert "how to cite: the introduction" in text, page.name
     intro = (built_book.html / "book" / "intro.html").read_text()
     assert 'id="how-to-cite"' in intro  # the section the footer names
+
+
+def test_pasted_subscripts_are_typeset_and_caveats_not_bold(built_book):
+    """The report's Result 2 caveat, glued as plain "τ_c ... E_t", reaches the page as math
+    (cotbook.book.sphinx_pasted), and no pasted text keeps a subscript's underscore."""
+    import re
+
+    from cotbook.book.sphinx_pasted import SUBSCRIPTED
+
+    report = (built_book.html / "book" / "reproduction_report.html").read_text()
+    typeset = re.sub(r'<span class="math[^"]*">.*?</span>', "<MATH>", report, flags=re.S)
+    pasted = re.findall(r'<span class="pasted-text">(.*?)</span>', typeset, flags=re.S)
+    assert pasted, "no pasted glue text on the report page"
+    assert not [p for p in pasted if SUBSCRIPTED.search(p)]
+    assert any("<MATH>" in p for p in pasted) and r"\(\tau_{c}\)" in report
+    # caveats are sentences: in the text's weight, not myst-nb's bold for pasted values
+    caveats = re.findall(r'<span class="glued-caveats"><span class="pasted-text">', report)
+    source = (ROOT / "book" / "reproduction_report.md").read_text()
+    assert len(caveats) == source.count("_caveats:s`") >= 5
+    assert 'href="../_static/cotbook-pasted.css' in report
+    css = (built_book.html / "_static" / "cotbook-pasted.css").read_text()
+    assert "span.glued-caveats span.pasted-text" in css and "font-weight: normal" in css

@@ -37,7 +37,7 @@ An undefined macro $\undefinedmacro{x}$ next to the book's own macros: $\vb{x}$,
 $\E[x] = \Tr \mathbf{A}$ and
 
 $$
-\pdv{f}{x} = \Read(\Atten(\mathbf{P}))
+\calE_t = \R \cdot \Read(\Atten(\mathbf{P}))
 $$
 """
 
@@ -83,7 +83,7 @@ def tiny_book(tmp_path_factory):
 
 def test_checker_reports_undefined_macro_only(chromium, tiny_book):
     faults = check_site(tiny_book.html, ["page.html"], chromium=chromium)
-    # the book's macros (\vb, \E, \Tr, \pdv, \Read, \Atten) render; the undefined one is red
+    # the book's macros (\vb, \E, \Tr, \calE, \R, \Read, \Atten) render; the undefined one is red
     assert faults == ["page.html: red TeX text '\\undefinedmacro'"]
 
 
