@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cotbook import theory
-from cotbook.theory import asymptotics, closed_form, phases, saturation
+from cotbook.theory import phases, saturation
 
 
 def test_e0_is_one():
@@ -126,58 +126,6 @@ def test_regime_summary_and_tail_trend():
         saturation.tail_trend(np.ones(4))
 
 
-# (alpha, tau, sigma2): a dip below E_inf that closes again (tau < tau_x), the pole term's
-# approach from below (tau > tau_x), sigma2 = 0 and 0.1, far above tau_c, and E_inf > E_0 = 1
-OPTIMUM_POINTS = [
-    pytest.param(0.5, 6.0, 0.01, marks=pytest.mark.slow),
-    pytest.param(0.5, 10.0, 0.01, marks=pytest.mark.slow),
-    (0.2, 20.0, 0.0),
-    pytest.param(0.5, 100.0, 0.01, marks=pytest.mark.slow),
-    (0.3, 8.0, 0.1),
-    (0.05, 3.0, 0.01),
-    (0.1, 10.0, 0.01),
-    pytest.param(0.5, 10.0, 0.1, marks=pytest.mark.slow),
-]
-
-
-@pytest.mark.parametrize("alpha,tau,sigma2", OPTIMUM_POINTS)
-def test_saturation_optimum_matches_high_precision_evaluation(alpha, tau, sigma2):
-    """Against E_t of the Lagrange form in 60-digit mpmath (a finite sum, independent of the
-    contours that certify E_t - E_inf) minus the floor formula in mpmath: the depth of the
-    minimum, the first depth below the floor and the gain."""
-    import mpmath as mp
-
-    best = saturation.saturation_optimum(alpha, tau, sigma2)
-    assert best.t_min is not None and best.t_min <= 100
-    T = 2 * best.t_min + 10
-    E = closed_form.ridgeless_curve(alpha, tau, sigma2, T, method="lagrange_mp", dps=60)
-    with mp.workdps(60):
-        floor = (1 - mp.mpf(alpha)) * (tau - 1) / (mp.mpf(tau) - 2 - sigma2)
-        exact = np.array([float(mp.mpf(float(e)) - floor) for e in E])
-    assert best.t_min == int(np.argmin(exact))
-    assert best.t_flip == int(np.argmax(exact < 0))
-    assert best.gain == pytest.approx(-exact.min(), rel=1e-6)
-    assert best.E_inf == pytest.approx(float(floor), rel=1e-13)
-    assert best.E_min == pytest.approx(float(floor) - best.gain, rel=1e-12)
-
-
-def test_saturation_optimum_refuses_other_regimes_and_bad_depths():
-    with pytest.raises(ValueError, match="tau must put .* saturation regime.*overthinking"):
-        saturation.saturation_optimum(0.5, 3.0, 0.01)  # tau_c = 5.3
-    with pytest.raises(ValueError, match="alpha"):
-        saturation.saturation_optimum(2.0, 10.0, 0.01)
-    with pytest.raises(ValueError, match="t_search"):
-        saturation.saturation_optimum(0.5, 10.0, 0.01, t_search=1)
-    with pytest.raises(ValueError, match="t_search"):
-        saturation.saturation_optimum(0.5, 10.0, 0.01, t_search=200001)
-
-
-def test_no_finite_depth_beats_the_floor_when_the_search_stops_before_the_dip():
-    best = saturation.saturation_optimum(0.5, 10.0, 0.01, t_search=10)  # the dip starts at 18
-    assert (best.t_flip, best.t_min, best.gain) == (None, None, 0.0)
-    assert best.E_min == best.E_inf
-
-
 def test_figure_1a_grid_is_result_1_on_the_papers_axes():
     fig1a = saturation.figure_1a(n=5)
     assert (fig1a.sigma2, fig1a.t) == (0.01, 80) and fig1a.E.shape == (5, 5)
@@ -188,35 +136,3 @@ def test_figure_1a_grid_is_result_1_on_the_papers_axes():
     )
     with pytest.raises(ValueError, match="n"):
         saturation.figure_1a(n=0)
-
-
-@pytest.mark.parametrize(
-    "alpha,delta",
-    [
-        (0.3, 3e-3),
-        pytest.param(0.5, 1e-2, marks=pytest.mark.slow),
-        pytest.param(0.7, 1e-2, marks=pytest.mark.slow),
-    ],
-)
-def test_t_flip_law_predicts_the_last_change_of_sign(alpha, delta):
-    """The two-term law (constants of the asymptotic terms) against the certified sign of
-    E_t - E_inf from the contours: measured within 4% here (5.4% at 1e-3 above tau_x)."""
-    tau = (1 + delta) * phases.pole_crossover(alpha, 0.01)
-    law = saturation.t_flip_law(alpha, tau, 0.01)
-    flip = saturation.last_flip(alpha, tau, 0.01)
-    assert law == pytest.approx(flip, rel=0.04)
-    e = asymptotics.excess(
-        alpha, tau, 0.01, [flip - 1, flip, 2 * flip, 10 * flip], drop_uncertified=True
-    )
-    signs = dict(zip(e.depths.tolist(), e.sign.tolist(), strict=True))
-    assert signs.get(flip - 1, 0) >= 0 and all(signs[t] < 0 for t in signs if t >= flip)
-
-
-def test_t_flip_law_only_just_above_tau_x():
-    tx = phases.pole_crossover(0.5, 0.01)
-    assert saturation.t_flip_law(0.5, 0.99 * tx, 0.01) is None  # Lambda leads: no last flip
-    assert saturation.last_flip(0.5, 0.99 * tx, 0.01) is None
-    # two percent above tau_x the pole term outweighs Lambda's at every depth: the curve is
-    # below its floor from the early dip on
-    assert saturation.t_flip_law(0.5, 1.02 * tx, 0.01) is None
-    assert saturation.last_flip(0.5, 1.02 * tx, 0.01) == 14
