@@ -26,6 +26,8 @@ Modules (each has one job):
 
 from __future__ import annotations
 
+import functools
+
 from .._checks import nonnegative
 from . import (
     asymptotics,
@@ -42,15 +44,12 @@ from .closed_form import (
     TINY,
     AccuracyError,
     derivative_formula,
-    error_at,
-    error_grid,
-    errors_at,
     g,
     h_coefficients,
     m13,
     negative_singular_root,
 )
-from .overview import Summary, summary
+from .overview import Summary
 
 __all__ = [
     "error_curve",
@@ -77,6 +76,41 @@ __all__ = [
     "saturation",
     "scaling",
 ]
+
+_BLAS = []  # the process's BLAS thread pools (threadpoolctl), found at the first call
+
+
+def _one_blas_thread():
+    """BLAS on one thread for the duration of a call.
+
+    The engine's BLAS calls are small: on 2 idle cores a second BLAS thread gains nothing even
+    for a 200 x 200 ``error_grid`` (1.16 s either way), while on a busy machine a BLAS pool
+    that waits for cores held by other processes made ``error_curve(2, 3, 0.01, 80)`` take
+    9.8 ms (median) instead of 1.0 ms; on one thread it took 0.94 ms there (issue 32). A
+    controller kept from the first call makes the limit cost about 20 microseconds. numba's
+    kernels keep their threads."""
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
+def _on_one_blas_thread(fn):
+    """``fn`` (a public entry point of the engine) run under :func:`_one_blas_thread`."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        with _one_blas_thread():
+            return fn(*args, **kwargs)
+
+    return call
+
+
+error_at = _on_one_blas_thread(closed_form.error_at)
+errors_at = _on_one_blas_thread(closed_form.errors_at)
+error_grid = _on_one_blas_thread(closed_form.error_grid)
+summary = _on_one_blas_thread(overview.summary)
 
 LAM_RTOL = derivation.RIDGE_RTOL
 """Default accuracy of the ``lam > 0`` curve, ``error_t <= LAM_RTOL |E_t| + 1e-12`` at every
@@ -124,12 +158,14 @@ def error_curve(alpha, tau, sigma2, t_max, *, lam=0.0, method="auto", dps=None, 
     """
     lam = nonnegative("lam", lam)
     if lam == 0:
-        return closed_form.ridgeless_curve(
-            alpha, tau, sigma2, t_max, method=method, dps=dps, rtol=rtol
-        )
+        with _one_blas_thread():
+            return closed_form.ridgeless_curve(
+                alpha, tau, sigma2, t_max, method=method, dps=dps, rtol=rtol
+            )
     if method != "auto":
         raise ValueError(f"method must be 'auto' when lam > 0, got {method!r}")
     if dps is not None:
         raise ValueError(f"dps must be None when lam > 0 (no mpmath path), got {dps!r}")
     rtol = LAM_RTOL if rtol is None else closed_form._rtol(rtol)
-    return derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, rtol=rtol).E
+    with _one_blas_thread():
+        return derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, rtol=rtol).E
