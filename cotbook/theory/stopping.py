@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks
-from . import asymptotics, domain, phases
+from . import asymptotics, closed_form, domain, phases
 from .saturation import E0, _sat_alpha
 
 __all__ = [
@@ -72,30 +72,55 @@ def _excess_at(alpha, tau, sigma2, depths, floor) -> dict:
     return out
 
 
-def _check_certified(searched, known, point) -> None:
-    """Raise unless every sampled depth was certified, save lone depths between samples of
-    opposite signs (where ``E_t - E_inf`` passes through zero, no relative bound can hold)
-    and a last stretch after negative samples that rise back to the floor: any other
-    uncertified stretch could hide the minimum (far above ``tau_x`` the dip becomes smaller
-    than the contours resolve)."""
+def _bounded(alpha, tau, sigma2, depths, floor) -> dict:
+    """``{t: (E_t - E_inf, bound)}`` from E_t certified to ``RTOL_DEFAULT`` relative
+    (:func:`cotbook.theory.closed_form.errors_at`) minus the floor: a second method for the
+    depths the contours of ``E_t - E_inf`` leave out, whose sign is known where the difference
+    exceeds its bound."""
+    E = closed_form.errors_at(alpha, tau, sigma2, depths)
+    eps = np.finfo(float).eps
+    return {
+        int(t): (float(e) - floor, closed_form.RTOL_DEFAULT * abs(float(e)) + 4 * eps * abs(floor))
+        for t, e in zip(depths, E, strict=True)
+    }
+
+
+def _check_certified(searched, known, point, floor) -> None:
+    """Raise where depths the contours leave out could hide the minimum.
+
+    Each sampled depth without a certified ``E_t - E_inf`` is evaluated a second way
+    (:func:`_bounded`). Where that value is resolved (larger than its bound), it must not
+    possibly lie below the smallest certified value; the unresolved depths must be lone
+    depths between samples of opposite signs (where ``E_t - E_inf`` passes through zero, no
+    relative bound can hold) or a last stretch after negative samples that rise back to the
+    floor. Anything else raises: far above ``tau_x`` the dip becomes smaller than either
+    method resolves."""
+    hidden = [t for t in searched if t not in known]
+    if not hidden:
+        return
+    second = _bounded(*point, hidden, floor)
+    best = min([v for v in known.values() if v < 0], default=0.0)
+    lower = [t for t, (v, b) in second.items() if abs(v) > b and v - b < best]
+    signs = dict(known)
+    signs.update({t: v for t, (v, b) in second.items() if abs(v) > b})
     run = []
     for k, t in enumerate(searched):
-        if t in known:
+        if t in signs:
             if run:
-                before = known.get(searched[run[0] - 1]) if run[0] > 0 else None
-                lone = len(run) == 1 and before is not None and before * known[t] < 0
+                before = signs.get(searched[run[0] - 1]) if run[0] > 0 else None
+                lone = len(run) == 1 and before is not None and before * signs[t] < 0
                 if not lone:
                     break
             run = []
         else:
             run.append(k)
     else:
-        # a tail too close to the floor to certify is harmless where the certified values
-        # before it are negative and already rising back to the floor
-        last = [known[t] for t in searched[: run[0]] if t in known][-2:] if run else []
-        if not run or (len(last) == 2 and last[0] < last[1] < 0):
+        # a tail too close to the floor to resolve is harmless where the values before it
+        # are negative and already rising back to the floor
+        last = [signs[t] for t in searched[: run[0]] if t in signs][-2:] if run else []
+        if not lower and (not run or (len(last) == 2 and last[0] < last[1] < 0)):
             return
-    depths = [searched[k] for k in run]
+    depths = [searched[k] for k in run] or lower
     raise ArithmeticError(
         f"E_t - E_inf is not certified at depths {depths[0]}..{depths[-1]} of (alpha, tau, "
         f"sigma2) = {point}: the minimum could lie there (the gain is too small to certify)"
@@ -174,7 +199,7 @@ def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimu
             known.update(_excess_at(alpha, tau, sigma2, [t], floor))
         return known.get(t, math.inf)
 
-    _check_certified(searched, known, (alpha, tau, sigma2))
+    _check_certified(searched, known, (alpha, tau, sigma2), floor)
     grid = sorted(known)
     below = [t for t in grid if known[t] < 0]
     if not below:

@@ -130,3 +130,12 @@ def test_a_dip_too_small_to_certify_is_refused_not_called_absent():
     tau = 1e4 * phases.pole_crossover(0.5, 0.01)
     with pytest.raises(ArithmeticError, match="not certified at depths 165..473"):
         stopping.saturation_optimum(0.5, tau, 0.01)
+
+
+def test_depths_the_contours_leave_out_are_resolved_a_second_way():
+    """At (0.7532, 11.59, 0.1) the contours leave depths 69..125 out; E_t certified by the
+    closed form, minus the floor, resolves them (positive, above the minimum), so the optimum
+    is still answered: the one a 60-digit evaluation gives."""
+    best = stopping.saturation_optimum(0.7532386941884159, 11.593127696442176, 0.1)
+    assert (best.t_flip, best.t_min) == (190, 242)
+    assert best.gain == pytest.approx(2.3356e-05, rel=1e-4)
