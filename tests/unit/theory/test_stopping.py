@@ -132,6 +132,7 @@ def test_a_dip_too_small_to_certify_is_refused_not_called_absent():
         stopping.saturation_optimum(0.5, tau, 0.01)
 
 
+@pytest.mark.slow
 def test_depths_the_contours_leave_out_are_resolved_a_second_way():
     """At (0.7532, 11.59, 0.1) the contours leave depths 69..125 out; E_t certified by the
     closed form, minus the floor, resolves them (positive, above the minimum), so the optimum
