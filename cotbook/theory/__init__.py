@@ -77,7 +77,12 @@ __all__ = [
     "scaling",
 ]
 
-_BLAS = []  # the process's BLAS thread pools (threadpoolctl), found at the first call
+@functools.cache
+def _blas_pools():
+    """The process's BLAS thread pools (threadpoolctl), found once, at the first call."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def _one_blas_thread():
@@ -86,14 +91,10 @@ def _one_blas_thread():
     The engine's BLAS calls are small: on 2 idle cores a second BLAS thread gains nothing even
     for a 200 x 200 ``error_grid`` (1.16 s either way), while on a busy machine a BLAS pool
     that waits for cores held by other processes made ``error_curve(2, 3, 0.01, 80)`` take
-    9.8 ms (median) instead of 1.0 ms; on one thread it took 0.94 ms there (issue 32). A
-    controller kept from the first call makes the limit cost about 20 microseconds. numba's
-    kernels keep their threads."""
-    if not _BLAS:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0].limit(limits=1, user_api="blas")
+    9.8 ms (median) instead of 1.0 ms; on one thread it took 0.94 ms there (issue 32). The
+    pools found once make the limit cost about 20 microseconds (``threadpool_limits``, which
+    looks for them on every call, 2.2 ms). numba's kernels keep their threads."""
+    return _blas_pools().limit(limits=1, user_api="blas")
 
 
 def _on_one_blas_thread(fn):
@@ -118,6 +119,7 @@ depth (:func:`~cotbook.theory.derivation.ridge_curve`; its bound is ``2 nu r^-2t
 upper bins, so deep depths on a small torus cannot be certified to many digits)."""
 
 
+@_on_one_blas_thread
 def error_curve(alpha, tau, sigma2, t_max, *, lam=0.0, method="auto", dps=None, rtol=None):
     """E_0, ..., E_{t_max} of Result 1 as a float64 array of length ``t_max + 1``.
 
@@ -158,14 +160,12 @@ def error_curve(alpha, tau, sigma2, t_max, *, lam=0.0, method="auto", dps=None, 
     """
     lam = nonnegative("lam", lam)
     if lam == 0:
-        with _one_blas_thread():
-            return closed_form.ridgeless_curve(
-                alpha, tau, sigma2, t_max, method=method, dps=dps, rtol=rtol
-            )
+        return closed_form.ridgeless_curve(
+            alpha, tau, sigma2, t_max, method=method, dps=dps, rtol=rtol
+        )
     if method != "auto":
         raise ValueError(f"method must be 'auto' when lam > 0, got {method!r}")
     if dps is not None:
         raise ValueError(f"dps must be None when lam > 0 (no mpmath path), got {dps!r}")
     rtol = LAM_RTOL if rtol is None else closed_form._rtol(rtol)
-    with _one_blas_thread():
-        return derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, rtol=rtol).E
+    return derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, rtol=rtol).E

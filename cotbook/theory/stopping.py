@@ -26,6 +26,7 @@ from .saturation import E0, _sat_alpha
 __all__ = [
     "SaturationOptimum",
     "saturation_optimum",
+    "optimum_map",
     "t_flip_law",
     "last_flip",
     "LargeTauLaw",
@@ -152,8 +153,11 @@ def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimu
     (:func:`cotbook.theory.asymptotics.excess`, certified to 1e-6 relative), at
     :data:`_SEARCH` geometrically spaced depths up to ``t_search`` (default ``8 t_scale`` of
     the law, at least 64); the smallest is refined over the integers between its neighbours by
-    a ternary search, and ``t_flip`` by bisection on the certified sign. Depths the
-    contours cannot certify (where ``E_t - E_inf`` changes sign) are skipped.
+    a ternary search, and ``t_flip`` by bisection on the certified sign. The default
+    ``t_search`` also reaches ``3 depth_per_efold log(tau / tau_x)`` (:func:`large_tau_law`:
+    far above ``tau_x`` the dip moves deeper). A sampled depth the contours cannot certify is
+    evaluated a second way (certified ``E_t`` minus the floor); where neither resolves a
+    stretch of depths that could hold the minimum, the optimum is refused.
 
     Parameters
     ----------
@@ -166,6 +170,12 @@ def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimu
     Returns
     -------
     SaturationOptimum
+
+    Raises
+    ------
+    ArithmeticError
+        Where depths that could hold the minimum are resolved by neither method (far above
+        ``tau_x`` the gain falls below what either certifies), naming them.
 
     Examples
     --------
@@ -222,6 +232,18 @@ def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimu
         else:
             a = m  # not certified (near zero) or positive
     return SaturationOptimum(b, t_min, floor + known[t_min], floor, -known[t_min], t_search)
+
+
+def optimum_map(alphas, factors, sigma2) -> dict:
+    """``{(alpha, factor): saturation_optimum(alpha, factor * tau_x, sigma2)}`` over
+    ``alphas`` and ``factors`` (``tau`` in units of ``tau_x``,
+    :func:`cotbook.theory.phases.pole_crossover`, at each ``alpha``)."""
+    out = {}
+    for alpha in alphas:
+        tau_x = phases.pole_crossover(alpha, sigma2)
+        for factor in factors:
+            out[alpha, factor] = saturation_optimum(alpha, factor * tau_x, sigma2)
+    return out
 
 
 def t_flip_law(alpha, tau, sigma2) -> float | None:
@@ -354,7 +376,8 @@ def large_tau_check(alpha, sigma2, factors) -> list[LargeTauCheck]:
     factors = [float(f) for f in factors]
     if len(factors) < 2 or any(not 1 < a < b for a, b in pairwise(factors)):
         raise ValueError(f"factors must be at least two increasing numbers > 1, got {factors}")
-    best = [saturation_optimum(alpha, f * law.tau_x, sigma2) for f in factors]
+    found = optimum_map([alpha], factors, sigma2)
+    best = [found[alpha, f] for f in factors]
     rows = []
     for (f0, b0), (f1, b1) in pairwise(zip(factors, best, strict=True)):
         span = math.log(f1 / f0)
