@@ -10,13 +10,15 @@
   ``--only protocol`` (never by default): the authors' released protocol, several trials a
   cell (:mod:`cotbook.attention.protocol`); ``--only recheck`` (never by default): fresh
   trials of it where their value fell outside ours (:mod:`cotbook.attention.recheck`).
-- ``bench {theory,simulate,accuracy,attention}``: timings; ``accuracy`` (the Appendix D
-  table, a long run) and ``attention`` save a record.
+- ``bench {theory,simulate,accuracy,attention}``: timings; ``theory``, ``accuracy`` (the
+  Appendix D table, a long run) and ``attention`` save a record.
 - ``theory --alpha A --tau T --sigma2 S [--lam LAM] --t T1 [T2 ...]``: Result 1's E_t at those
   depths and Results 2-3 at that point (:func:`cotbook.theory.summary`); ``--json``, ``--csv``.
 - ``explorer [--scale tiny|paper]``: the explorer page's data, E_t on a fine (alpha, tau) grid
   at four noise levels and its interpolation error (:mod:`cotbook.book.explorer`), saved as the
   record ``theory_explorer`` (about 4 minutes).
+- ``precompute [--only NAME ...]``: the chapters' slow tables and figures
+  (:mod:`cotbook.book.precomputed`), one record each, which the chapters read back.
 - ``pdf [--html DIR] [--out FILE]``: the built book as one PDF, printed page by page by
   headless Chromium in reading order (:mod:`cotbook.book.pdf`).
 - ``authors --from CHECKOUT``: the paper authors' released measurement files, checked against
@@ -289,10 +291,12 @@ def _bench(args) -> int:
         report = _save_measured(
             "attention_benchmark", settings, lambda: bench.attention_benchmark(**settings), args.out
         )
+    elif args.what == "theory":
+        report = _save_measured(
+            "theory_benchmark", results.default_config(bench.theory_benchmark), bench.theory_benchmark, args.out
+        )
     else:
-        report = {"theory": bench.theory_benchmark, "simulate": bench.simulate_benchmark}[
-            args.what
-        ]()
+        report = bench.simulate_benchmark()
     for key, value in report.items():
         print(f"{key}: {value}")
     return 0
@@ -310,6 +314,15 @@ def _explorer(args) -> int:
             f"sigma2 = {row['sigma2']:g}: interpolation error median {row['median']:.3g}, "
             f"95% {row['p95']:.3g}, largest {row['largest']:.3g} decades"
         )
+    return 0
+
+
+def _precompute(args) -> int:
+    from .book import precomputed
+
+    for name in args.only or list(precomputed.STUDIES):
+        study = precomputed.STUDIES[name]
+        _save_measured(name, study.config, lambda s=study: s.compute(s.config), args.out)
     return 0
 
 
@@ -498,16 +511,37 @@ def main(argv=None) -> int:
     )
     p.set_defaults(run=_explorer)
     p = sub.add_parser(
+        "precompute",
+        help="the chapters' slow tables and figures (records)",
+        description="Compute the studies of cotbook.book.precomputed that chapters read back "
+        "(the best depth in saturation, the closed system's depths, Result 3's optimal depth, "
+        "the side of the floor): one record each (about 3 min in all).",
+    )
+    p.add_argument(
+        "--only",
+        nargs="+",
+        choices=sorted(results.PRECOMPUTED_ROOTS),
+        help="these studies (default: all)",
+    )
+    p.add_argument(
+        "--out", metavar="DIR", help="folder for the saved records (default: book/results/)"
+    )
+    p.set_defaults(run=_precompute)
+    p = sub.add_parser(
         "bench",
-        help="timings; accuracy and attention save a record",
-        description="theory: fast engine vs the recursion (~1 min); simulate: engine timings "
-        "(~1 min); accuracy: the Appendix D accuracy table, t <= 80 (~1 min, saved; a long "
+        help="timings; theory, accuracy and attention save a record",
+        description="theory: fast engine vs the recursion (~1 min, saved); simulate: engine "
+        "timings (~1 min); accuracy: the Appendix D accuracy table, t <= 80 (~1 min, saved; a long "
         "run: --scale, --resume, --workers, --scheduler); attention: one training run, fast "
         "vs literal (~4 min, saved).",
     )
     kinds = p.add_subparsers(dest="what", required=True)
-    for what in ("theory", "simulate"):
-        kinds.add_parser(what).set_defaults(run=_bench)
+    kinds.add_parser("simulate").set_defaults(run=_bench)
+    q = kinds.add_parser("theory", description="The theory engine's timings (saved).")
+    q.add_argument(
+        "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
+    )
+    q.set_defaults(run=_bench)
     q = kinds.add_parser("accuracy", description="The Appendix D accuracy table (a long run).")
     q.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
     _add_output_options(q)

@@ -40,6 +40,7 @@ import fcntl
 import hashlib
 import importlib.metadata
 import importlib.util
+import inspect
 import json
 import os
 import platform
@@ -64,6 +65,8 @@ __all__ = [
     "code_info",
     "environment",
     "source_hash",
+    "import_closure",
+    "default_config",
     "default_directory",
     "target_directory",
     "check_writable",
@@ -122,9 +125,46 @@ _SIMULATION = (
     "cotbook.simulation.finite_size",
     *_THEORY_ENGINE,
 )
+# the theory wing: importing any theory module runs cotbook.theory's __init__, which imports
+# these (the import closure, :func:`import_closure`; a test keeps the records below in step)
+_THEORY_WING = (
+    "cotbook",
+    "cotbook._checks",
+    "cotbook.tasks",
+    "cotbook.theory",
+    "cotbook.theory._recurrences",
+    "cotbook.theory.asymptotics",
+    "cotbook.theory.closed_form",
+    "cotbook.theory.contour",
+    "cotbook.theory.derivation",
+    "cotbook.theory.domain",
+    "cotbook.theory.numerics",
+    "cotbook.theory.overview",
+    "cotbook.theory.phases",
+    "cotbook.theory.saturation",
+    "cotbook.theory.scaling",
+)
+#: The chapter studies of :mod:`cotbook.book.precomputed`, with the modules that compute them;
+#: each record's producers are their import closure.
+PRECOMPUTED_ROOTS = {
+    "stopping_maps": ("cotbook.theory.stopping",),
+    "ridge_depths": ("cotbook.theory.derivation",),
+    "optimal_depths": ("cotbook.theory.scaling",),
+    "saturation_approach": ("cotbook.theory.saturation",),
+}
+_PRECOMPUTED_PRODUCERS = {
+    "stopping_maps": tuple(sorted((*_THEORY_WING, "cotbook.theory.stopping"))),
+    "ridge_depths": _THEORY_WING,
+    "optimal_depths": _THEORY_WING,
+    "saturation_approach": _THEORY_WING,
+}
 RESULTS = {
     spec.name: spec
     for spec in (
+        *(
+            ResultSpec(n, "paper", producers, f"python -m cotbook precompute --only {n}")
+            for n, producers in _PRECOMPUTED_PRODUCERS.items()
+        ),
         ResultSpec(
             "attention_grid", "paper", _ATTENTION, "python -m cotbook experiments --scale paper --only grid"
         ),
@@ -185,6 +225,12 @@ RESULTS = {
             "paper",
             (*_ATTENTION, "cotbook.bench"),
             "python -m cotbook bench attention",
+        ),
+        ResultSpec(
+            "theory_benchmark",
+            "paper",
+            ("cotbook.bench", "cotbook.theory.ball", *_THEORY_WING),
+            "python -m cotbook bench theory",
         ),
         ResultSpec(
             "engine_scaling",
@@ -271,6 +317,57 @@ def source_hash(modules) -> str:
     for module in sorted(modules):
         digest.update(module.encode() + b"\0" + _code_of(module).encode() + b"\0")
     return digest.hexdigest()[:16]
+
+
+def _module_names(node, module: str, is_package: bool) -> list[str]:
+    """The absolute module names one import statement of ``module`` may load."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        parts = module.split(".")
+        base = parts if is_package else parts[:-1]
+        base = base[: len(base) - node.level + 1]
+        stem = ".".join(base + ([node.module] if node.module else []))
+    else:
+        stem = node.module
+    return [stem] + [f"{stem}.{alias.name}" for alias in node.names]
+
+
+def import_closure(*modules) -> tuple:
+    """Every ``cotbook`` module that importing ``modules`` loads, ``modules`` included, sorted.
+
+    Static: each ``import`` and ``from ... import`` anywhere in a module's code (relative or
+    absolute, inside functions too) is followed, with the packages whose ``__init__`` runs on
+    the way; a name imported from a package counts when it is a submodule.  A record whose
+    producers are this closure stales on any change of the code its numbers come from.
+    """
+    seen: set[str] = set()
+    todo = list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen or not (name == "cotbook" or name.startswith("cotbook.")):
+            continue
+        path = ROOT.joinpath(*name.split("."))
+        is_package = (path / "__init__.py").is_file()
+        source = path / "__init__.py" if is_package else path.with_suffix(".py")
+        if not source.is_file():
+            continue  # an attribute imported from a package, not a module
+        seen.add(name)
+        todo.extend(".".join(name.split(".")[:k]) for k in range(1, name.count(".") + 1))
+        for node in ast.walk(ast.parse(source.read_text())):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                todo.extend(_module_names(node, name, is_package))
+    return tuple(sorted(seen))
+
+
+def default_config(function) -> dict:
+    """The keyword defaults ``function`` runs with, as a record's configuration (tuples as
+    lists, as JSON holds them)."""
+    return {
+        name: list(p.default) if isinstance(p.default, tuple) else p.default
+        for name, p in inspect.signature(function).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
 
 
 def _git(*args):

@@ -24,6 +24,7 @@ from . import scaling as engine_scaling
 
 __all__ = [
     "Study",
+    "caption",
     "grid",
     "sensitivity",
     "instability",
@@ -35,6 +36,7 @@ __all__ = [
     "simulation",
     "simulation_precision",
     "accuracy",
+    "theory_benchmark",
     "CostRow",
     "run_costs",
     "ScalingRow",
@@ -58,7 +60,9 @@ class Study:
 CAPTION_WIDTH = 78
 
 
-def _caption(scale, origin, description, record=None) -> str:
+def caption(scale, origin, description, record=None) -> str:
+    """What a chapter prints under a study: its scale and origin, what it is, the code that
+    wrote its record and whether that code is stale, wrapped to :data:`CAPTION_WIDTH`."""
     lines = [f"{scale} scale, {origin}", description]
     if record is not None:
         lines.append(f"written by {record.written_by()}")
@@ -82,13 +86,13 @@ def _saved(name, from_dict, describe) -> Study | None:
     except (ValueError, TypeError) as err:
         raise results.ResultError(f"{record.path}: invalid configuration ({err})") from None
     origin = f"read from book/results/{record.path.name}"
-    caption = _caption(record.scale, origin, describe(spec), record)
-    return Study(spec, record.data, record.timings_s, caption, record)
+    text = caption(record.scale, origin, describe(spec), record)
+    return Study(spec, record.data, record.timings_s, text, record)
 
 
 def _computed(scale, spec, run, describe) -> Study:
     data, timings = run(spec)
-    return Study(spec, data, timings, _caption(scale, "computed now", describe(spec)), None)
+    return Study(spec, data, timings, caption(scale, "computed now", describe(spec)), None)
 
 
 def _check_scale(scale, scales):
@@ -275,7 +279,26 @@ def accuracy(t_max_now=40) -> tuple[list, str]:
         return [numerics.AccuracyRow(*row) for row in saved.data["rows"]], saved.caption
     spec = numerics.AccuracySpec(t_max=t_max_now)
     rows = numerics.accuracy_rows(spec.t_max, dps=spec.dps, points=spec.points)
-    return rows, _caption("book", "computed now", describe(spec))
+    return rows, caption("book", "computed now", describe(spec))
+
+
+def theory_benchmark() -> Study:
+    """The theory engine's timings (:func:`cotbook.bench.theory_benchmark`): the saved
+    ``theory_benchmark`` record, else measured now (about 40 s)."""
+    from .. import bench
+
+    def describe(spec):
+        a, tau, s2 = spec["point"]
+        return (
+            f"E_0..E_{spec['t_max']} at alpha = {a:g}, tau = {tau:g}, sigma2 = {s2:g}; "
+            f"a {spec['grid_n']} x {spec['grid_n']} grid; deep depths to 10^5"
+        )
+
+    saved = _saved("theory_benchmark", dict, describe)
+    if saved is not None:
+        return saved
+    spec = results.default_config(bench.theory_benchmark)
+    return _computed("paper", spec, lambda _: (bench.theory_benchmark(), {}), describe)
 
 
 class CostRow(NamedTuple):
@@ -366,4 +389,4 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
         f"the cluster's start-up, dispatch and close, {overhead:.1f} s as the one-worker run "
         f"measured (warm numba cache)"
     )
-    return rows, _caption(record.scale, origin, describe, record)
+    return rows, caption(record.scale, origin, describe, record)

@@ -18,8 +18,9 @@ So a number whose printed digits depend on the last bits no longer matches the c
 a round-off difference over a round-off bound, printed as ``2.2e-02`` in the copy and ``1.1e-02``
 on an AMD EPYC; an error bound made of round-off; a value printed past its certified accuracy).
 Which numbers move depends on the machine: on this project's AMD EPYC (AVX2) the narrower path
-moved the derivation chapter's printed error bounds (through numpy's SIMD kernels), while the
-ratio of issue 32 was the same on every path tried there (its copy came from another CPU).
+moved the printed error bounds of the closed system at λ > 0 (book/ridge.md, then part of the
+derivation chapter) through numpy's SIMD kernels, while the ratio of issue 32 was the same on
+every path tried there (its copy came from another CPU).
 
 It costs no second execution of the chapters (about 10 minutes of CPU time): it is the execution
 nbval does anyway, on the narrower path about 12% more CPU time (456 s to 511 s for all

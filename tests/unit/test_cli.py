@@ -140,14 +140,25 @@ def test_help_shows_scales_times_and_where_it_writes(capsys):
         assert "_build/results/" in text and "book/results/" in text
 
 
-def test_bench_command_prints_key_value_lines(monkeypatch, capsys):
+def test_bench_command_prints_key_value_lines_and_saves_the_theory_timings(
+    monkeypatch, capsys, tmp_path
+):
     from cotbook import bench
+    from cotbook.book import results
 
+    settings = results.default_config(bench.theory_benchmark)
+    assert settings["point"] == [2.0, 3.0, 0.01] and settings["t_max"] == 80
     monkeypatch.setattr(bench, "theory_benchmark", lambda: {"speed_ratio": 1234.5})
     monkeypatch.setattr(bench, "simulate_benchmark", lambda: {"four_panel_D500_s": 7.0})
-    assert cli.main(["bench", "theory"]) == 0
+    assert cli.main(["bench", "theory", "--out", str(tmp_path)]) == 0
     assert cli.main(["bench", "simulate"]) == 0
-    assert capsys.readouterr().out == "speed_ratio: 1234.5\nfour_panel_D500_s: 7.0\n"
+    saved = tmp_path / "theory_benchmark.json"
+    assert capsys.readouterr().out == (
+        f"saved {saved}\nspeed_ratio: 1234.5\nfour_panel_D500_s: 7.0\n"
+    )
+    record = results.load("theory_benchmark", directory=tmp_path)
+    assert record.data == {"speed_ratio": 1234.5}
+    assert record.config == {}  # the stand-in takes no arguments
 
 
 @pytest.mark.slow

@@ -1,0 +1,301 @@
+"""Chapter computations too slow to repeat on every test run: computed once, read back.
+
+Each entry of :data:`STUDIES` is a record of :mod:`cotbook.book.results` that one chapter
+shows: its parameters (the record's configuration), ``compute(config) -> data`` (plain JSON)
+and ``decode(data)``, which gives the chapter the objects the computing functions return.
+``python -m cotbook precompute [--only NAME ...]`` writes the records to ``book/results/``;
+a chapter calls :func:`load`, which reads the committed record or, where it is missing,
+computes it now, and says which in its caption.  A record's producers are the import closure
+of the modules that compute it (:func:`cotbook.book.results.import_closure`), so a change in
+any of them stales it, and the test that checks committed records asks for a rerun.
+
+Nothing here decides a number: the functions called are the ones the unit tests check, and
+``tests/unit/book/test_precomputed.py`` recomputes one entry of every record.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import results
+
+__all__ = ["Precomputed", "STUDIES", "compute", "load"]
+
+
+@dataclass(frozen=True)
+class Precomputed:
+    """One precomputed study: the record ``name``, the ``chapter`` that shows it, what it is
+    (``describe``), its parameters and the functions that compute and decode it."""
+
+    name: str
+    chapter: str
+    describe: str
+    config: dict
+    compute: Callable[[dict], dict]
+    decode: Callable[[dict], dict]
+
+
+def _plain(value):
+    """A result (numbers, ``None``, strings, and tuples or dicts of them) as plain JSON."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        if not math.isfinite(value):
+            raise ArithmeticError(f"a precomputed value is not finite: {value!r}")
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return [_plain(v) for v in value]
+
+
+# --------------------------------------------------------------------------------------------
+# beyond the paper: the best depth in saturation (cotbook.theory.stopping)
+# --------------------------------------------------------------------------------------------
+def _stopping_maps(config) -> dict:
+    from ..theory import phases, stopping
+
+    maps = []
+    for s2 in [config["sigma2"], *config["noise"]]:
+        best = stopping.optimum_map(config["alphas"], config["factors"], s2)
+        maps.append({"sigma2": s2, "rows": [[a, f, *_plain(b)] for (a, f), b in best.items()]})
+    large = [
+        _plain(r._asdict())
+        for a, factors in config["large_tau"]
+        for r in stopping.large_tau_check(a, config["sigma2"], factors)
+    ]
+    flips = []
+    for a in config["flip_alphas"]:
+        tau_x = phases.pole_crossover(a, config["sigma2"])
+        for d in config["flip_deltas"]:
+            tau = (1 + d) * tau_x
+            law = stopping.t_flip_law(a, tau, config["sigma2"])
+            exact = stopping.last_flip(a, tau, config["sigma2"])
+            flips.append(_plain([a, d, law, exact]))
+    return {"maps": maps, "large_tau": large, "flips": flips}
+
+
+def _decode_stopping_maps(data) -> dict:
+    from ..theory import stopping
+
+    maps = {
+        m["sigma2"]: {(a, f): stopping.SaturationOptimum(*rest) for a, f, *rest in m["rows"]}
+        for m in data["maps"]
+    }
+    large = [
+        stopping.LargeTauCheck(**{k: tuple(v) if isinstance(v, list) else v for k, v in r.items()})
+        for r in data["large_tau"]
+    ]
+    return {"maps": maps, "large_tau": large, "flips": [tuple(r) for r in data["flips"]]}
+
+
+# --------------------------------------------------------------------------------------------
+# the derivation: the closed system at lambda > 0 (cotbook.theory.derivation)
+# --------------------------------------------------------------------------------------------
+def _ridge_depths(config) -> dict:
+    from .. import theory
+    from ..theory import derivation
+
+    a, s2, t_max, lams = config["alpha"], config["sigma2"], config["t_max"], config["lams"]
+    curves = [
+        {
+            "tau": tau,
+            "lam": lam,
+            "E": _plain(theory.error_curve(a, tau, s2, t_max, lam=lam)),
+        }
+        for tau in config["curve_taus"]
+        for lam in lams
+        if lam > 0 or tau > 1
+    ]
+    dmap = derivation.depth_map(a, s2, config["depth_taus"], lams, t_max)
+    depth = [
+        {
+            "lam": lam,
+            **_plain({k: d[k] for k in ("t_star", "E_star", "E_end")}),
+        }
+        for lam, d in dmap.items()
+    ]
+    return {"curves": curves, "depth_map": depth}
+
+
+def _decode_ridge_depths(data) -> dict:
+    import numpy as np
+
+    curves = {(c["tau"], c["lam"]): np.array(c["E"]) for c in data["curves"]}
+    dmap = {
+        d["lam"]: {k: np.array(d[k]) for k in ("t_star", "E_star", "E_end")}
+        for d in data["depth_map"]
+    }
+    return {"curves": curves, "depth_map": dmap}
+
+
+# --------------------------------------------------------------------------------------------
+# Result 3: the optimal depth as tau -> tau_c (cotbook.theory.scaling)
+# --------------------------------------------------------------------------------------------
+def _optimal_depths(config) -> dict:
+    from ..theory import scaling
+
+    cases = []
+    for alpha, sigma2 in config["cases"]:
+        rows = scaling.optimal_depth_rows(alpha, sigma2, config["deltas"])
+        cases.append(
+            {
+                "alpha": alpha,
+                "sigma2": sigma2,
+                "C_t": _plain(1 / (2 * scaling.kappa(alpha, sigma2))),
+                "C_E": _plain(scaling.critical_prefactor(alpha, sigma2) * math.exp(0.5)),
+                "rows": _plain(rows),
+            }
+        )
+    return {"cases": cases}
+
+
+def _decode_optimal_depths(data) -> dict:
+    from ..theory import scaling
+
+    return {
+        (c["alpha"], c["sigma2"]): (
+            c["C_t"],
+            c["C_E"],
+            [scaling.OptimalDepth(*r) for r in c["rows"]],
+        )
+        for c in data["cases"]
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# saturation: from which side E_t approaches the floor (cotbook.theory.saturation)
+# --------------------------------------------------------------------------------------------
+def _saturation_approach(config) -> dict:
+    from ..theory import phases, saturation
+
+    rows = []
+    for alpha, factors in config["points"]:
+        for factor in factors:
+            tau = factor * phases.tau_c(alpha, config["sigma2"])
+            r = saturation.approach(alpha, tau, config["sigma2"])
+            law = r["law"]._asdict()
+            rows.append(_plain({"alpha": alpha, "factor": factor, "tau": tau, **r, "law": law}))
+    return {"approaches": rows}
+
+
+def _decode_saturation_approach(data) -> dict:
+    from ..theory import asymptotics
+
+    out = {}
+    for row in data["approaches"]:
+        r = {k: v for k, v in row.items() if k not in ("alpha", "factor", "tau")}
+        r["law"] = asymptotics.AsymptoticLaw(**r["law"])
+        out[row["alpha"], row["factor"], row["tau"]] = r
+    return out
+
+
+STUDIES = {
+    s.name: s
+    for s in (
+        Precomputed(
+            "stopping_maps",
+            "beyond",
+            "the best depth at 4 x 5 points per noise level, the large-tau check and t_flip",
+            {
+                "sigma2": 0.01,
+                "alphas": [0.1, 0.3, 0.5, 0.7],
+                "factors": [1.2, 2.0, 5.0, 10.0, 20.0],
+                "noise": [0.0, 0.1],
+                "large_tau": [[0.3, [30, 300, 3000]], [0.5, [30, 300, 3000]], [0.7, [30, 300]]],
+                "flip_alphas": [0.3, 0.5, 0.7],
+                "flip_deltas": [3e-4, 1e-3, 3e-3, 1e-2, 2e-2],
+            },
+            _stopping_maps,
+            _decode_stopping_maps,
+        ),
+        Precomputed(
+            "ridge_depths",
+            "ridge",
+            "E_t of the closed system at t <= 40 and its best depth over tau, five ridges",
+            {
+                "alpha": 2.0,
+                "sigma2": 0.01,
+                "t_max": 40,
+                "lams": [0.0, 1e-3, 1e-2, 0.1, 1.0],
+                "curve_taus": [2.0, 0.5],
+                "depth_taus": [1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0],
+            },
+            _ridge_depths,
+            _decode_ridge_depths,
+        ),
+        Precomputed(
+            "optimal_depths",
+            "overthinking",
+            "the optimal depth at tau = tau_c - delta, three (alpha, sigma2)",
+            {
+                "deltas": [0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 0.005],
+                "cases": [[2.0, 0.0], [4.0, 1e-4], [2.0, 0.01]],
+            },
+            _optimal_depths,
+            _decode_optimal_depths,
+        ),
+        Precomputed(
+            "saturation_approach",
+            "saturation",
+            "the side E_t approaches the floor from, eleven points",
+            {
+                "sigma2": 0.01,
+                "points": [[0.2, [1.1, 1.5, 3, 10]], [0.5, [1.1, 1.5, 3, 10]], [0.8, [1.5, 3, 10]]],
+            },
+            _saturation_approach,
+            _decode_saturation_approach,
+        ),
+    )
+}
+"""Every precomputed study, by record name."""
+
+
+def _study(name) -> Precomputed:
+    if name not in STUDIES:
+        raise ValueError(f"name must be one of {sorted(STUDIES)}, got {name!r}")
+    return STUDIES[name]
+
+
+def compute(name) -> tuple[dict, dict]:
+    """``(data, timings_s)`` of the study ``name`` computed now."""
+    study = _study(name)
+    start = time.perf_counter()
+    data = study.compute(study.config)
+    return data, {"total": time.perf_counter() - start}
+
+
+def load(name):
+    """The study ``name`` for its chapter: the committed record, else computed now.
+
+    ``data`` is decoded (the objects the computing functions return) and ``spec`` is the
+    study's configuration; a record whose configuration is not the study's is refused.
+    """
+    from .studies import Study, caption  # the chapter's loader (imports the attention wing)
+
+    study = _study(name)
+    record = results.load(name)
+    if record is not None:
+        if record.config != study.config:
+            raise results.ResultError(
+                f"{record.path}: configuration differs from the study's; rerun "
+                f"`{record.spec.command}`"
+            )
+        origin = f"read from book/results/{record.path.name}"
+        return Study(
+            study.config,
+            study.decode(record.data),
+            record.timings_s,
+            caption(record.scale, origin, study.describe, record),
+            record,
+        )
+    data, timings = compute(name)
+    return Study(
+        study.config, study.decode(data), timings, caption("paper", "computed now", study.describe),
+        None,
+    )  # fmt: skip

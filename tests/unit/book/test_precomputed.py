@@ -1,0 +1,146 @@
+"""The chapters' precomputed studies (cotbook.book.precomputed): each committed record holds what
+its computing functions give now, it stales with any module they import, and the loader refuses a
+record of another configuration and computes a missing one."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from cotbook import cli
+from cotbook.book import precomputed, results
+from cotbook.theory import asymptotics, saturation, scaling, stopping
+
+
+def _committed(name):
+    record = results.load(name)
+    assert record is not None, f"{name}.json is missing: `{results.RESULTS[name].command}`"
+    return precomputed.STUDIES[name].decode(record.data)
+
+
+def test_every_study_is_a_record_whose_producers_are_its_import_closure():
+    assert set(precomputed.STUDIES) == set(results.PRECOMPUTED_ROOTS)
+    for name, roots in results.PRECOMPUTED_ROOTS.items():
+        spec = results.RESULTS[name]
+        assert spec.producers == results.import_closure(*roots), name
+        assert spec.command == f"python -m cotbook precompute --only {name}"
+
+
+def test_import_closure_follows_relative_absolute_and_nested_imports():
+    closure = results.import_closure("cotbook.theory.stopping")
+    # stopping imports phases (relative), phases imports closed_form, the package's __init__
+    # runs on the way and imports every theory module
+    for module in ("cotbook", "cotbook.theory", "cotbook.theory.phases", "cotbook.theory.contour"):
+        assert module in closure
+    assert "cotbook.attention" not in closure and "cotbook.book" not in closure
+    assert results.import_closure("cotbook._checks") == ("cotbook", "cotbook._checks")
+    # from ..attention import grid (a submodule) and from . import results (the book package)
+    book = results.import_closure("cotbook.book.studies")
+    assert {"cotbook.attention.grid", "cotbook.book", "cotbook.book.results"} <= set(book)
+    assert tuple(sorted(book)) == book
+
+
+@pytest.mark.slow
+def test_committed_best_depth_is_what_saturation_optimum_gives_now():
+    maps = _committed("stopping_maps")["maps"]
+    again = stopping.saturation_optimum(0.5, 10.0 * _tau_x(0.5), 0.01)
+    saved = maps[0.01][0.5, 10.0]
+    assert isinstance(saved, stopping.SaturationOptimum)
+    assert (saved.t_flip, saved.t_min, saved.t_search) == (again.t_flip, again.t_min, again.t_search)
+    np.testing.assert_allclose([saved.E_min, saved.E_inf, saved.gain], again[2:5], rtol=1e-9)
+    assert set(maps) == {0.01, 0.0, 0.1} and len(maps[0.0]) == 20
+
+
+def _tau_x(alpha):
+    from cotbook.theory import phases
+
+    return phases.pole_crossover(alpha, 0.01)
+
+
+@pytest.mark.slow
+def test_committed_ridge_curve_is_what_the_closed_system_gives_now():
+    from cotbook import theory
+
+    data = _committed("ridge_depths")
+    again = theory.error_curve(2.0, 2.0, 0.01, 40, lam=0.1)
+    np.testing.assert_allclose(data["curves"][2.0, 0.1], again, rtol=1e-9)
+    assert data["depth_map"][0.1]["t_star"].dtype.kind == "i"
+    assert len(data["curves"]) == 9  # tau = 0.5 only at lam > 0
+
+
+@pytest.mark.slow
+def test_committed_optimal_depth_is_what_the_search_gives_now():
+    data = _committed("optimal_depths")
+    c_t, c_e, rows = data[2.0, 0.0]
+    (again,) = scaling.optimal_depth_rows(2.0, 0.0, [0.5])
+    assert rows[0].t_star == again.t_star and isinstance(rows[0].t_star, int)
+    np.testing.assert_allclose(rows[0], again, rtol=1e-9)
+    assert c_t == pytest.approx(1 / (2 * scaling.kappa(2.0, 0.0)), rel=1e-12)
+    assert len(rows) == len(precomputed.STUDIES["optimal_depths"].config["deltas"])
+
+
+@pytest.mark.slow
+def test_committed_approach_is_what_saturation_approach_gives_now():
+    data = _committed("saturation_approach")
+    (key,) = [k for k in data if k[:2] == (0.5, 1.1)]
+    again = saturation.approach(0.5, key[2], 0.01)
+    saved = data[key]
+    assert isinstance(saved["law"], asymptotics.AsymptoticLaw)
+    assert {k: saved[k] for k in ("sign", "t_flip", "t_law")} == {
+        k: again[k] for k in ("sign", "t_flip", "t_law")
+    }
+    assert saved["law"].source == again["law"].source
+    np.testing.assert_allclose(saved["law"].rate, again["law"].rate, rtol=1e-12)
+    assert saved["floor"] == pytest.approx(again["floor"], rel=1e-12)
+
+
+def _quick(monkeypatch, value=1.5):
+    """``optimal_depths`` replaced by a study that computes in no time."""
+    study = dataclasses.replace(
+        precomputed.STUDIES["optimal_depths"],
+        compute=lambda config: {"cases": [{"alpha": 2.0, "sigma2": 0.0, "C_t": value,
+                                           "C_E": 0.25, "rows": [[0.5, 25, 12.5, 0.02, 0.1]]}]},
+    )  # fmt: skip
+    monkeypatch.setitem(precomputed.STUDIES, "optimal_depths", study)
+    return study
+
+
+def test_load_computes_a_missing_record_now_and_says_so(monkeypatch, tmp_path):
+    _quick(monkeypatch)
+    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))  # nothing saved there
+    study = precomputed.load("optimal_depths")
+    assert study.record is None and "computed now" in study.caption
+    c_t, c_e, rows = study.data[2.0, 0.0]
+    assert c_t == 1.5 and rows == [scaling.OptimalDepth(0.5, 25, 12.5, 0.02, 0.1)]
+
+
+def test_the_command_saves_and_the_loader_reads_back(monkeypatch, tmp_path, capsys):
+    _quick(monkeypatch, value=2.5)
+    assert cli.main(["precompute", "--only", "optimal_depths", "--out", str(tmp_path)]) == 0
+    assert f"saved {tmp_path / 'optimal_depths.json'}" in capsys.readouterr().out
+    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))
+    study = precomputed.load("optimal_depths")
+    assert study.record is not None and study.data[2.0, 0.0][0] == 2.5
+    assert "read from book/results/optimal_depths.json" in study.caption
+
+
+def test_a_record_of_another_configuration_is_refused(monkeypatch, tmp_path):
+    quick = _quick(monkeypatch)
+    assert cli.main(["precompute", "--only", "optimal_depths", "--out", str(tmp_path)]) == 0
+    other = dataclasses.replace(quick, config={**quick.config, "deltas": [0.5]})
+    monkeypatch.setitem(precomputed.STUDIES, "optimal_depths", other)
+    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))
+    with pytest.raises(results.ResultError, match="configuration differs"):
+        precomputed.load("optimal_depths")
+
+
+def test_bad_names_and_values_are_refused():
+    with pytest.raises(ValueError, match="name must be one of"):
+        precomputed.load("no_such_study")
+    with pytest.raises(SystemExit):
+        cli.main(["precompute", "--only", "no_such_study"])
+    for bad in (math.nan, math.inf):
+        with pytest.raises(ArithmeticError, match="not finite"):
+            precomputed._plain({"x": [1, bad]})
+    assert precomputed._plain((np.int64(3), np.float64(0.5), None, "a")) == [3, 0.5, None, "a"]
