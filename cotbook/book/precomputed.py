@@ -195,13 +195,34 @@ def _decode_saturation_approach(data) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------------------------
+# Appendix A: the learned matrices of linear attention (cotbook.attention.structure)
+# --------------------------------------------------------------------------------------------
+def _attention_structure(config) -> dict:
+    from .. import attention
+    from ..attention import structure
+
+    runs = []
+    for D in config["dims"]:
+        for n in config["sizes"]:
+            W, V = structure.trained_matrices(attention.Config(L=n, M=n, D=D, **config["settings"]))
+            runs.append({"D": D, "n": n, "W": _plain(W.tolist()), "V": _plain(V.tolist())})
+    return {"runs": runs}
+
+
+def _decode_attention_structure(data) -> dict:
+    import numpy as np
+
+    return {(r["D"], r["n"]): (np.array(r["W"]), np.array(r["V"])) for r in data["runs"]}
+
+
 STUDIES = {
     s.name: s
     for s in (
         Precomputed(
             "stopping_maps",
             "beyond",
-            "the best depth at 4 x 5 points per noise level, the large-tau check and t_flip",
+            "best depths on a 4 x 5 map per noise level, large-tau check, t_flip",
             {
                 "sigma2": 0.01,
                 "alphas": [0.1, 0.3, 0.5, 0.7],
@@ -217,7 +238,7 @@ STUDIES = {
         Precomputed(
             "ridge_depths",
             "ridge",
-            "E_t of the closed system at t <= 40 and its best depth over tau, five ridges",
+            "E_t (t <= 40) of the closed system and its best depth, five ridges",
             {
                 "alpha": 2.0,
                 "sigma2": 0.01,
@@ -250,6 +271,18 @@ STUDIES = {
             },
             _saturation_approach,
             _decode_saturation_approach,
+        ),
+        Precomputed(
+            "attention_structure",
+            "parameter_structure",
+            "W and V of linear attention trained at M = L = 20 and 200, D = 50 and 10",
+            {
+                "dims": [50, 10],
+                "sizes": [20, 200],
+                "settings": {"model": "linear", "lam": 1e-3, "sigma2": 0.01},
+            },
+            _attention_structure,
+            _decode_attention_structure,
         ),
     )
 }

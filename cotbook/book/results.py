@@ -151,12 +151,34 @@ PRECOMPUTED_ROOTS = {
     "ridge_depths": ("cotbook.theory.derivation",),
     "optimal_depths": ("cotbook.theory.scaling",),
     "saturation_approach": ("cotbook.theory.saturation",),
+    "attention_structure": ("cotbook.attention.structure",),
 }
 _PRECOMPUTED_PRODUCERS = {
     "stopping_maps": tuple(sorted((*_THEORY_WING, "cotbook.theory.stopping"))),
     "ridge_depths": _THEORY_WING,
     "optimal_depths": _THEORY_WING,
     "saturation_approach": _THEORY_WING,
+    # the attention wing imports the simulation and the theory wings
+    "attention_structure": (
+        "cotbook",
+        "cotbook._checks",
+        "cotbook.attention",
+        "cotbook.attention._kernels",
+        "cotbook.attention.grid",
+        "cotbook.attention.layer",
+        "cotbook.attention.protocol",
+        "cotbook.attention.regimes",
+        "cotbook.attention.released",
+        "cotbook.attention.softmax_study",
+        "cotbook.attention.structure",
+        "cotbook.attention.versus_theory",
+        "cotbook.simulation",
+        "cotbook.simulation.finite_size",
+        "cotbook.simulation.model",
+        "cotbook.simulation.pretrain",
+        "cotbook.simulation.simulate",
+        *_THEORY_WING[2:],
+    ),
 }
 RESULTS = {
     spec.name: spec

@@ -290,8 +290,8 @@ def theory_benchmark() -> Study:
     def describe(spec):
         a, tau, s2 = spec["point"]
         return (
-            f"E_0..E_{spec['t_max']} at alpha = {a:g}, tau = {tau:g}, sigma2 = {s2:g}; "
-            f"a {spec['grid_n']} x {spec['grid_n']} grid; deep depths to 10^5"
+            f"E_0..E_{spec['t_max']} at ({a:g}, {tau:g}, {s2:g}), a {spec['grid_n']} x "
+            f"{spec['grid_n']} grid, single depths to 10^5"
         )
 
     saved = _saved("theory_benchmark", dict, describe)

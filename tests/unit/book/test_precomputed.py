@@ -144,3 +144,17 @@ def test_bad_names_and_values_are_refused():
         with pytest.raises(ArithmeticError, match="not finite"):
             precomputed._plain({"x": [1, bad]})
     assert precomputed._plain((np.int64(3), np.float64(0.5), None, "a")) == [3, 0.5, None, "a"]
+
+
+@pytest.mark.slow
+def test_committed_learned_matrices_are_what_training_gives_now():
+    from cotbook import attention
+    from cotbook.attention import structure
+
+    study = precomputed.STUDIES["attention_structure"]
+    assert study.config["settings"] == structure.APPENDIX_A
+    data = _committed("attention_structure")
+    W, V = structure.trained_matrices(attention.Config(L=20, M=20, D=10, **structure.APPENDIX_A))
+    np.testing.assert_allclose(data[10, 20][0], W, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(data[10, 20][1], V, rtol=1e-9, atol=1e-12)
+    assert data[50, 200][0].shape == (102, 102)
