@@ -283,9 +283,9 @@ def accuracy(t_max_now=40) -> tuple[list, str]:
 
 
 def theory_benchmark() -> Study:
-    """The theory engine's timings (:func:`cotbook.bench.theory_benchmark`): the saved
-    ``theory_benchmark`` record, else measured now (about 40 s)."""
-    from .. import bench
+    """The theory engine's timings (:func:`cotbook.bench.theory_benchmark`) from the saved
+    ``theory_benchmark`` record; only the command line runs benchmarks, so a missing record is a
+    :class:`~cotbook.book.results.ResultError` that names the command."""
 
     def describe(spec):
         a, tau, s2 = spec["point"]
@@ -295,10 +295,12 @@ def theory_benchmark() -> Study:
         )
 
     saved = _saved("theory_benchmark", dict, describe)
-    if saved is not None:
-        return saved
-    spec = results.default_config(bench.theory_benchmark)
-    return _computed("paper", spec, lambda _: (bench.theory_benchmark(), {}), describe)
+    if saved is None:
+        raise results.ResultError(
+            f"no theory_benchmark record in {results.RESULTS_DIR}: run "
+            f"`{results.RESULTS['theory_benchmark'].command}`"
+        )
+    return saved
 
 
 class CostRow(NamedTuple):

@@ -99,3 +99,15 @@ def test_protocol_and_lottery_studies_read_their_records(committed, monkeypatch)
         and now.caption.startswith("book scale, computed now")
     )
     assert len(now.data["mean"]) == tiny.sets
+
+
+def test_theory_timings_are_read_from_their_record_or_named_as_missing(committed):
+    with pytest.raises(results.ResultError, match="python -m cotbook bench theory"):
+        studies.theory_benchmark()
+    config = {"point": [2.0, 3.0, 0.01], "t_max": 80, "grid_n": 200}
+    data = {"speed_ratio": 5000.0, "machine": "x86_64", "cpu_count": 2}
+    results.save("theory_benchmark", scale="paper", config=config, data=data,
+                 timings={"total": 30.0}, directory=committed)  # fmt: skip
+    saved = studies.theory_benchmark()
+    assert saved.data == data and saved.record is not None
+    assert "E_0..E_80 at (2, 3, 0.01), a 200 x 200 grid, single depths to 10^5" in saved.caption
