@@ -158,3 +158,12 @@ def test_committed_learned_matrices_are_what_training_gives_now():
     np.testing.assert_allclose(data[10, 20][0], W, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(data[10, 20][1], V, rtol=1e-9, atol=1e-12)
     assert data[50, 200][0].shape == (102, 102)
+
+
+def test_each_study_is_read_by_the_chapter_it_names():
+    from pathlib import Path
+
+    book = Path(__file__).resolve().parents[3] / "book"
+    for name, study in precomputed.STUDIES.items():
+        text = (book / f"{study.chapter}.md").read_text()
+        assert f'precomputed.load("{name}")' in text, (name, study.chapter)
