@@ -6,8 +6,9 @@ and ``decode(data)``, which gives the chapter the objects the computing function
 ``python -m cotbook precompute [--only NAME ...]`` writes the records to ``book/results/``;
 a chapter calls :func:`load`, which reads the committed record or, where it is missing,
 computes it now, and says which in its caption.  A record's producers are the import closure
-of the modules that compute it (:func:`cotbook.book.results.import_closure`), so a change in
-any of them stales it, and the test that checks committed records asks for a rerun.
+of the modules that compute it (:data:`cotbook.book.results.PRECOMPUTED_ROOTS` and
+:func:`cotbook.book.results.import_closure`), so a change in any of them stales it, and the
+test that checks committed records asks for a rerun.
 
 Nothing here decides a number: the functions called are the ones the unit tests check, and
 ``tests/unit/book/test_precomputed.py`` recomputes one entry of every record.
