@@ -181,11 +181,9 @@ README_ROWS = {
     "Result 3": [("overthinking", "result3")],
     "Figure 1A, 1B, 1C": [("phase_diagram", f"figure1{x}") for x in "abc"],
     "Section 5.3": [("saturation", "floor"), ("saturation", "overtake")],
-    "Figure 2, linear attention, as plotted": [("attention_experiments", "fig2_linear_mean")],
-    "Figure 2, linear attention, typical": [("attention_experiments", "fig2_linear_median")],
-    "Figure 2, softmax": [
-        ("attention_experiments", f"fig2_softmax_{s}") for s in ("mean", "median")
-    ],
+    "Figure 2, linear attention, as plotted": [("attention_claims", "fig2_linear_mean")],
+    "Figure 2, linear attention, typical": [("attention_claims", "fig2_linear_median")],
+    "Figure 2, softmax": [("attention_claims", f"fig2_softmax_{s}") for s in ("mean", "median")],
     "Appendix A figure": [("parameter_structure", "appendix_a")],
     "Appendix E figure": [("theory_vs_simulation", "appendix_e")],
 }
