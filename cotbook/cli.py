@@ -293,7 +293,10 @@ def _bench(args) -> int:
         )
     elif args.what == "theory":
         report = _save_measured(
-            "theory_benchmark", results.default_config(bench.theory_benchmark), bench.theory_benchmark, args.out
+            "theory_benchmark",
+            results.default_config(bench.theory_benchmark),
+            bench.theory_benchmark,
+            args.out,
         )
     else:
         report = bench.simulate_benchmark()
