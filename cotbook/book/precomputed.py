@@ -121,18 +121,62 @@ def _ridge_depths(config) -> dict:
         }
         for lam, d in dmap.items()
     ]
-    return {"curves": curves, "depth_map": depth}
+    # the closed system solved at lam = 0, to set against Result 1's closed form
+    checks = []
+    for alpha, tau in config["system_checks"]:
+        curve = derivation.ridge_curve(alpha, tau, s2, config["check_t_max"], lam=0.0)
+        checks.append({"alpha": alpha, "tau": tau, **_plain(curve._asdict())})
+    return {
+        "curves": curves,
+        "depth_map": depth,
+        "system_checks": checks,
+        "simulations": _ridge_simulations(s2, config["simulations"]),
+    }
+
+
+def _ridge_simulations(sigma2, config) -> list:
+    """The pretrained model simulated at large D next to the closed system at each point."""
+    from .. import theory
+    from ..simulation import simulate
+
+    D, t_max = config["D"], config["t_max"]
+    runs = []
+    for alpha, tau, lam in config["points"]:
+        sim = simulate.simulated_curve(
+            alpha, tau, sigma2, t_max, D=D, lam=lam, trials=config["trials"],
+            test_designs=config["test_designs"],
+        )  # fmt: skip
+        E = theory.error_curve(alpha, tau, sigma2, t_max, lam=lam)
+        runs.append(
+            {
+                "alpha": alpha,
+                "tau": tau,
+                "lam": lam,
+                **_plain({"sim": sim.mean, "sem": sim.sem, "E": E}),
+            }
+        )
+    return runs
 
 
 def _decode_ridge_depths(data) -> dict:
     import numpy as np
+
+    from ..theory.derivation import RidgeCurve
 
     curves = {(c["tau"], c["lam"]): np.array(c["E"]) for c in data["curves"]}
     dmap = {
         d["lam"]: {k: np.array(d[k]) for k in ("t_star", "E_star", "E_end")}
         for d in data["depth_map"]
     }
-    return {"curves": curves, "depth_map": dmap}
+    checks = {
+        (c["alpha"], c["tau"]): RidgeCurve(np.array(c["E"]), np.array(c["error"]), c["radius"])
+        for c in data["system_checks"]
+    }
+    sims = {
+        (r["alpha"], r["tau"], r["lam"]): {k: np.array(r[k]) for k in ("sim", "sem", "E")}
+        for r in data["simulations"]
+    }
+    return {"curves": curves, "depth_map": dmap, "system_checks": checks, "simulations": sims}
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,7 +283,8 @@ STUDIES = {
         Precomputed(
             "ridge_depths",
             "ridge",
-            "E_t (t <= 40) of the closed system and its best depth, five ridges",
+            "E_t (t <= 40) of the closed system and its best depth, five ridges;\n"
+            "the system at lambda = 0 (t <= 30); simulations at D = 800 (t <= 5)",
             {
                 "alpha": 2.0,
                 "sigma2": 0.01,
@@ -247,6 +292,21 @@ STUDIES = {
                 "lams": [0.0, 1e-3, 1e-2, 0.1, 1.0],
                 "curve_taus": [2.0, 0.5],
                 "depth_taus": [1.25, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0],
+                "system_checks": [[2.0, 3.0], [0.5, 10.0], [2.0, 2.0]],
+                "check_t_max": 30,
+                "simulations": {
+                    "D": 800,
+                    "t_max": 5,
+                    "trials": 3,
+                    "test_designs": 1,
+                    "points": [
+                        [2.0, 3.0, 1e-5],
+                        [2.0, 3.0, 0.1],
+                        [2.0, 3.0, 1.0],
+                        [2.0, 0.5, 0.1],
+                        [0.5, 0.5, 1.0],
+                    ],
+                },
             },
             _ridge_depths,
             _decode_ridge_depths,
@@ -310,7 +370,7 @@ def load(name):
     ``data`` is decoded (the objects the computing functions return) and ``spec`` is the
     study's configuration; a record whose configuration is not the study's is refused.
     """
-    from .studies import Study, caption  # the chapter's loader (imports the attention wing)
+    from .studies import Study, caption  # the chapter's loader
 
     study = _study(name)
     record = results.load(name)

@@ -148,14 +148,26 @@ _THEORY_WING = (
 #: each record's producers are their import closure.
 PRECOMPUTED_ROOTS = {
     "stopping_maps": ("cotbook.theory.stopping",),
-    "ridge_depths": ("cotbook.theory.derivation",),
+    "ridge_depths": ("cotbook.theory.derivation", "cotbook.simulation.simulate"),
     "optimal_depths": ("cotbook.theory.scaling",),
     "saturation_approach": ("cotbook.theory.saturation",),
     "attention_structure": ("cotbook.attention.structure",),
 }
 _PRECOMPUTED_PRODUCERS = {
     "stopping_maps": tuple(sorted((*_THEORY_WING, "cotbook.theory.stopping"))),
-    "ridge_depths": _THEORY_WING,
+    # the closed system and the simulations it is set against
+    "ridge_depths": tuple(
+        sorted(
+            (
+                *_THEORY_WING,
+                "cotbook.simulation",
+                "cotbook.simulation.finite_size",
+                "cotbook.simulation.model",
+                "cotbook.simulation.pretrain",
+                "cotbook.simulation.simulate",
+            )
+        )
+    ),
     "optimal_depths": _THEORY_WING,
     "saturation_approach": _THEORY_WING,
     # the attention wing imports the simulation and the theory wings

@@ -11,16 +11,10 @@ import textwrap
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..attention import grid as attention_grid
-from ..attention import instability as attention_instability
-from ..attention import lottery as attention_lottery
-from ..attention import protocol as attention_protocol
-from ..attention import softmax_study as attention_softmax
-from ..simulation import finite_size as fs
-from ..theory import numerics
-from . import explorer as theory_explorer
 from . import results
-from . import scaling as engine_scaling
+
+# Each study imports the wing it reads inside its function: a chapter that reads a theory
+# record does not pay for torch, numba's attention kernels or Dask (about 2.5 s per kernel).
 
 __all__ = [
     "Study",
@@ -119,6 +113,8 @@ def _describe_grid(spec) -> str:
 def grid(scale="book") -> Study:
     """The Figure 2 grid: the saved ``attention_grid`` record, else :func:`grid.run
     <cotbook.attention.grid.run>` at ``scale`` now."""
+    from ..attention import grid as attention_grid
+
     return _saved_or_now(
         "attention_grid",
         scale,
@@ -131,6 +127,8 @@ def grid(scale="book") -> Study:
 
 def sensitivity() -> Study | None:
     """The saved sensitivity study, or ``None`` (too long to run inside a chapter)."""
+    from ..attention import grid as attention_grid
+
     return _saved(
         "attention_sensitivity",
         attention_grid.SensitivitySpec.from_dict,
@@ -140,6 +138,8 @@ def sensitivity() -> Study | None:
 
 def instability() -> Study | None:
     """The saved instability study (:mod:`cotbook.attention.instability`), or ``None``."""
+    from ..attention import instability as attention_instability
+
     return _saved(
         "attention_instability",
         attention_instability.InstabilitySpec.from_dict,
@@ -162,6 +162,8 @@ def _describe_softmax(spec) -> str:
 def softmax(scale="book") -> Study:
     """The softmax study (:mod:`cotbook.attention.softmax_study`): the saved
     ``attention_softmax`` record, else its ``scale`` run now."""
+    from ..attention import softmax_study as attention_softmax
+
     return _saved_or_now(
         "attention_softmax",
         scale,
@@ -175,6 +177,8 @@ def softmax(scale="book") -> Study:
 def lottery(scale="book") -> Study:
     """The lottery of the late-depth mean (:mod:`cotbook.attention.lottery`): the saved
     ``authors_lottery`` record, else its ``scale`` run now."""
+    from ..attention import lottery as attention_lottery
+
     return _saved_or_now(
         "authors_lottery",
         scale,
@@ -192,6 +196,8 @@ def lottery(scale="book") -> Study:
 def protocol() -> Study | None:
     """The authors' released protocol run by the book (:mod:`cotbook.attention.protocol`):
     the saved ``authors_protocol`` record, or ``None`` (too long to run inside a chapter)."""
+    from ..attention import protocol as attention_protocol
+
     return _saved(
         "authors_protocol",
         attention_protocol.ProtocolSpec.from_dict,
@@ -202,6 +208,8 @@ def protocol() -> Study | None:
 def recheck() -> Study | None:
     """Fresh trials of the authors' protocol where their value fell outside the book's
     (:mod:`cotbook.attention.recheck`): the saved ``authors_recheck`` record, or ``None``."""
+    from ..attention import protocol as attention_protocol
+
     return _saved(
         "authors_recheck",
         attention_protocol.ProtocolSpec.from_dict,
@@ -212,6 +220,8 @@ def recheck() -> Study | None:
 def explorer() -> Study | None:
     """The explorer's data (:mod:`cotbook.book.explorer`): the saved ``theory_explorer``
     record, or ``None`` (minutes to compute: ``python -m cotbook explorer``)."""
+    from . import explorer as theory_explorer
+
     return _saved(
         "theory_explorer",
         theory_explorer.Grid.from_dict,
@@ -252,6 +262,8 @@ def _describe_simulation(spec) -> str:
 def simulation(scale="book") -> Study:
     """The theory-vs-simulation study (Appendix E figure): the saved record, else
     :func:`cotbook.simulation.finite_size.run` at ``scale`` now; ``data`` is its panels."""
+    from ..simulation import finite_size as fs
+
     _check_scale(scale, fs.SCALES)
     saved = _saved("theory_vs_simulation", fs.SimulationSpec.from_dict, _describe_simulation)
     if saved is not None:
@@ -261,6 +273,8 @@ def simulation(scale="book") -> Study:
 
 def simulation_precision() -> Study | None:
     """The saved precision run (20 trials at ``t <= 5``), or ``None``."""
+    from ..simulation import finite_size as fs
+
     return _saved(
         "theory_vs_simulation_precision", fs.SimulationSpec.from_dict, _describe_simulation
     )
@@ -270,6 +284,7 @@ def accuracy(t_max_now=40) -> tuple[list, str]:
     """The Appendix D accuracy table: ``(rows, caption)`` with rows
     :class:`~cotbook.theory.numerics.AccuracyRow`, from the saved ``theory_accuracy`` record or
     computed now at ``t <= t_max_now``."""
+    from ..theory import numerics
 
     def describe(spec):
         return f"t <= {spec.t_max}, recursion at {spec.dps} digits"
@@ -361,6 +376,8 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
     per-unit costs of the one-worker run (one thread, nothing else running; units in
     submission order) plus the one-worker run's overhead (its wall-clock less its units: the
     cluster's start-up, dispatch and close), with the measured time for the counts that ran."""
+    from . import scaling as engine_scaling
+
     record = results.load("engine_scaling")
     if record is None:
         return None
@@ -368,8 +385,10 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
     costs = list(runs["workers=1"]["unit_seconds"].values())
     overhead = runs["workers=1"]["wall_s"] - sum(costs)
     if overhead < 0:
-        raise ValueError(f"engine_scaling: the one-worker run's units outlast its wall-clock by "
-                         f"{-overhead:.1f} s; the record is inconsistent")
+        raise ValueError(
+            f"engine_scaling: the one-worker run's units outlast its wall-clock by "
+            f"{-overhead:.1f} s; the record is inconsistent"
+        )
     rows = [ScalingRow(runs["serial"]["engine"], runs["serial"]["wall_s"] / 60, None, None)]
     for w in workers:
         measured = runs.get(f"workers={w}")

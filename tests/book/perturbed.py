@@ -9,8 +9,9 @@ cache), every core. Each nbval kernel starts on a narrower one (:func:`environme
 - numpy: every SIMD dispatch target above its baseline that this CPU has, disabled
   (``NPY_DISABLE_CPU_FEATURES``; on x86-64 e.g. AVX2/FMA3, AVX-512);
 - OpenBLAS: an older core's kernels (``OPENBLAS_CORETYPE``: no FMA on x86-64);
-- numba: compiled for a generic CPU (``NUMBA_CPU_NAME``) into a fresh, empty cache
-  (``NUMBA_CACHE_DIR``), so its fastmath kernels vectorise and contract differently;
+- numba: compiled for a generic CPU (``NUMBA_CPU_NAME``) into a cache that starts empty in each
+  test run (``NUMBA_CACHE_DIR``; the pytest-xdist workers share it), so its fastmath kernels
+  vectorise and contract differently;
 - torch: its scalar CPU kernels (``ATEN_CPU_CAPABILITY``);
 - one thread for numba, OpenMP and BLAS (:data:`cotbook.book.execution.ONE_THREAD`).
 
@@ -53,6 +54,7 @@ OPENBLAS_CORE = {
     "arm64": "ARMV8",
 }
 _CACHE_KEY = pytest.StashKey[str]()
+_OWN_CACHE_KEY = pytest.StashKey[bool]()
 
 
 def numpy_fast_paths() -> list[str]:
@@ -97,9 +99,21 @@ def applied(env):
 
 
 def _numba_cache(config) -> str:
-    """This process's fresh numba cache for the nbval kernels (removed at the end of the run)."""
+    """The test run's fresh numba cache for the nbval kernels.
+
+    The pytest-xdist workers share one, in the run's common temporary folder (which pytest
+    removes with its old runs): a kernel one worker compiled, the other loads (numba writes a
+    cache file to a temporary name and moves it into place, so concurrent writers are safe).
+    Without workers it is this process's own folder, removed at the end of the run."""
     if _CACHE_KEY not in config.stash:
-        config.stash[_CACHE_KEY] = tempfile.mkdtemp(prefix="cotbook-numba-")
+        if "PYTEST_XDIST_WORKER" in os.environ:
+            shared = config._tmp_path_factory.getbasetemp().parent / "numba-narrow-path"
+            shared.mkdir(exist_ok=True)
+            config.stash[_CACHE_KEY] = str(shared)
+            config.stash[_OWN_CACHE_KEY] = False
+        else:
+            config.stash[_CACHE_KEY] = tempfile.mkdtemp(prefix="cotbook-numba-")
+            config.stash[_OWN_CACHE_KEY] = True
     return config.stash[_CACHE_KEY]
 
 
@@ -117,5 +131,5 @@ def pytest_runtest_setup(item):
 
 def pytest_unconfigure(config):
     cache = config.stash.get(_CACHE_KEY, None)
-    if cache:
+    if cache and config.stash.get(_OWN_CACHE_KEY, False):
         shutil.rmtree(cache, ignore_errors=True)

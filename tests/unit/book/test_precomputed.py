@@ -47,7 +47,11 @@ def test_committed_best_depth_is_what_saturation_optimum_gives_now():
     again = stopping.saturation_optimum(0.5, 10.0 * _tau_x(0.5), 0.01)
     saved = maps[0.01][0.5, 10.0]
     assert isinstance(saved, stopping.SaturationOptimum)
-    assert (saved.t_flip, saved.t_min, saved.t_search) == (again.t_flip, again.t_min, again.t_search)
+    assert (saved.t_flip, saved.t_min, saved.t_search) == (
+        again.t_flip,
+        again.t_min,
+        again.t_search,
+    )
     np.testing.assert_allclose([saved.E_min, saved.E_inf, saved.gain], again[2:5], rtol=1e-9)
     assert set(maps) == {0.01, 0.0, 0.1} and len(maps[0.0]) == 20
 
@@ -67,6 +71,26 @@ def test_committed_ridge_curve_is_what_the_closed_system_gives_now():
     np.testing.assert_allclose(data["curves"][2.0, 0.1], again, rtol=1e-9)
     assert data["depth_map"][0.1]["t_star"].dtype.kind == "i"
     assert len(data["curves"]) == 9  # tau = 0.5 only at lam > 0
+
+
+@pytest.mark.slow
+def test_committed_ridge_checks_are_what_the_system_and_the_simulation_give_now():
+    from cotbook.simulation import simulate
+    from cotbook.theory import derivation
+
+    data = _committed("ridge_depths")
+    check = data["system_checks"][0.5, 10.0]
+    again = derivation.ridge_curve(0.5, 10.0, 0.01, 30, lam=0.0)
+    assert check.radius == again.radius
+    np.testing.assert_allclose(check.E, again.E, rtol=1e-9)
+    # the bound is made of round-off (the FFT's upper bins): the same within a factor of ten
+    assert np.all(check.error[1:] <= 10 * again.error[1:])
+    assert np.all(again.error[1:] <= 10 * check.error[1:])
+    run = data["simulations"][0.5, 0.5, 1.0]
+    sim = simulate.simulated_curve(0.5, 0.5, 0.01, 5, D=800, lam=1.0, trials=3, test_designs=1)
+    np.testing.assert_allclose(run["sim"], sim.mean, rtol=1e-9)
+    np.testing.assert_allclose(run["sem"], sim.sem, rtol=1e-6)
+    assert len(data["simulations"]) == 5 and len(data["system_checks"]) == 3
 
 
 @pytest.mark.slow

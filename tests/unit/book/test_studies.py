@@ -88,8 +88,10 @@ def test_protocol_and_lottery_studies_read_their_records(committed, monkeypatch)
     saved = studies.protocol()
     assert saved.spec == spec and saved.data == data
     assert saved.caption.startswith("paper scale, read from book/results/authors_protocol.json")
-    assert "linear: 2 cells, L = 10, M = 20..40 (2)\n  softmax: 1 cells, L = 10, M = 20\n" \
+    assert (
+        "linear: 2 cells, L = 10, M = 20..40 (2)\n  softmax: 1 cells, L = 10, M = 20\n"
         "  2 trials" in saved.caption
+    )
     tiny = lottery.SCALES["tiny"]
     monkeypatch.setitem(lottery.SCALES, "book", tiny)
     now = studies.lottery()
@@ -111,3 +113,27 @@ def test_theory_timings_are_read_from_their_record_or_named_as_missing(committed
     saved = studies.theory_benchmark()
     assert saved.data == data and saved.record is not None
     assert "E_0..E_80 at (2, 3, 0.01), a 200 x 200 grid, single depths to 10^5" in saved.caption
+
+
+def test_a_theory_study_loads_without_the_attention_wing_or_dask():
+    """A chapter that reads a theory record pays for no torch and no Dask: the study loader
+    imports a wing only inside the study that reads it (each costs seconds per chapter kernel)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from cotbook.book import studies\n"
+        "studies.explorer(); studies.accuracy(); studies.theory_benchmark()\n"
+        "print(sorted(m for m in ('torch', 'dask', 'distributed') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+    # and the attention study does bring its wing in
+    code = code.replace(
+        "studies.explorer(); studies.accuracy(); studies.theory_benchmark()", "studies.grid()"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "torch" in done.stdout
