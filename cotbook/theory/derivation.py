@@ -702,7 +702,9 @@ def _torus_curve(p: Point, r, n, t_max):
     bounds both a principal part and the aliasing of the bins read.  The torus is accepted when
     ``nu <= 1e-12 max|B|`` and the constant term is ``E_0 = B(0, 0) = 1`` to ``1e-10``; the error
     of ``E_t`` is then ``2 max(nu, 64 u max|B|) / r^{2t}`` (``u`` the unit roundoff: the FFT's
-    rounding error per bin is below ``log2(n^2) u max|B|``).
+    rounding error per bin is below ``log2(n^2) u max|B|``).  Returns ``(E, err, aliased)``:
+    ``aliased`` says that ``nu`` sets the bound (``nu > u max|B|``), so more points per circle
+    would lower it (measured: at rounding level ``nu`` is 0.01-0.06 ``u max|B|``).
     """
     try:
         coef, bmax = _torus_coefficients(p, r, n)
@@ -713,11 +715,12 @@ def _torus_curve(p: Point, r, n, t_max):
     if nu > 1e-12 * bmax or abs(coef[0, 0] - 1.0) > 1e-10:
         return None
     t = np.arange(t_max + 1)
+    floor = np.finfo(float).eps * bmax
     with np.errstate(over="ignore"):
         scale = r ** (-2.0 * t)
         E = np.real(coef[t, t]) * scale
-        err = 2.0 * max(nu, np.finfo(float).eps * bmax) * scale
-    return E, err
+        err = 2.0 * max(nu, floor) * scale
+    return E, err, bool(nu > floor)
 
 
 def ridge_curve(
@@ -733,7 +736,7 @@ def ridge_curve(
     circle, default the larger of 512 and the power of two >= ``2 t_max + 8``).
 
     **Which torus.**  The coefficients are those of the Taylor series only if B is analytic in
-    the polydisc ``|x|, |y| <= r``.  Each torus on the ladder ``r = 0.95 * 0.85^k`` is checked
+    the polydisc ``|x|, |y| <= r``.  Each torus on the ladder ``r = 0.95 * 0.9^k`` is checked
     (see ``_torus_curve``): a singularity inside puts negative powers into the FFT, and the
     constant term must be ``E_0 = 1``.  The largest torus that passes is used if the next
     passing torus below it gives the same curve within the two error bounds (a second,
@@ -747,10 +750,15 @@ def ridge_curve(
     :class:`RidgeAccuracyError`, whose ``certified_to`` is the deepest depth certified).
 
     **Points per circle.**  Without ``n`` the search starts at the default and doubles ``n`` (up
-    to the cap) while the curve found is not certified and came from a torus below the largest,
-    ``r = 0.95``: where that torus failed the check by aliasing, a larger ``n`` accepts it, and
-    its error grows more slowly with ``t`` (measured: ``E_80`` at ``(2, 3, 0.01, lam = 1e-5)``
-    needs ``n = 1024``); where a singularity lies inside it, the search ends at the cap.
+    to the cap) while the curve found is not certified and either came from a torus below the
+    largest, ``r = 0.95``, or came from that torus with a bound set by aliasing (see
+    ``_torus_curve``).  Where the largest torus failed the check by aliasing, a larger ``n``
+    accepts it, and its error grows more slowly with ``t`` (measured: ``E_80`` at
+    ``(2, 3, 0.01, lam = 1e-5)`` needs ``n = 1024``); where it passed but aliasing sets its
+    bound, a larger ``n`` lowers the bound (measured: at ``(0.5, 10, 0.01, lam = 1e-5)``,
+    ``n = 512`` certifies ``t <= 115`` and ``n = 2048`` ``t <= 151``).  So the depth a refusal
+    names as certified is returned when asked for.  Where a singularity lies inside every
+    larger torus, the search ends at the cap.
 
     Parameters
     ----------
@@ -807,19 +815,21 @@ def ridge_curve(
                 f"{p} (a singularity of B inside it, or aliasing)",
                 None,
             )
-        return _certified(p, *found, r, rtol, atol)
-    # without n, n escalates while the largest torus of the ladder is not the one used: if it
-    # failed the check by aliasing, a larger n accepts it, and its error grows more slowly
+        return _certified(p, *found[:2], r, rtol, atol)
+    # without n, n escalates while the largest torus of the ladder is not the one used (if it
+    # failed the check by aliasing, a larger n accepts it, and its error grows more slowly), or
+    # while aliasing sets the bound of the curve found on it
     refused = None
     while True:
         found = _ladder(p, n, t_max)
         if found is not None:
+            E, err, r, aliased = found
             try:
-                return _certified(p, *found, rtol, atol)
-            except RidgeAccuracyError as err:
-                if refused is None or _reach(err) > _reach(refused):
-                    refused = err
-        if n_given or (found is not None and found[2] == _RADII[0]) or 2 * n > n_cap:
+                return _certified(p, E, err, r, rtol, atol)
+            except RidgeAccuracyError as refusal:
+                if refused is None or _reach(refusal) > _reach(refused):
+                    refused = refusal
+        if n_given or (found is not None and r == _RADII[0] and not aliased) or 2 * n > n_cap:
             raise refused if refused is not None else _no_torus(p)
         n *= 2
 
@@ -837,9 +847,9 @@ def _no_torus(p: Point) -> RidgeAccuracyError:
 
 
 def _ladder(p: Point, n, t_max):
-    """``(E, err, r)`` on the largest torus of the ladder that passes the check and agrees
-    with the next passing one below it within both bounds (:func:`ridge_curve`); ``None``
-    where no two do."""
+    """``(E, err, r, aliased)`` on the largest torus of the ladder that passes the check and
+    agrees with the next passing one below it within both bounds (:func:`ridge_curve`);
+    ``None`` where no two do."""
     curves: dict = {}
 
     def at(k):  # the curve on rung k of the ladder (None: fails the check), computed once
@@ -857,10 +867,10 @@ def _ladder(p: Point, n, t_max):
     for j in range(top, len(_RADII) - 1):
         if at(j) is None or at(j + 1) is None:
             continue
-        (E1, err1), (E2, err2) = at(j), at(j + 1)
+        (E1, err1, aliased), (E2, err2, _) = at(j), at(j + 1)
         with np.errstate(invalid="ignore"):
             if np.all(np.abs(E1 - E2) <= err1 + err2):
-                return E1, err1, _RADII[j]
+                return E1, err1, _RADII[j], aliased
     return None
 
 

@@ -182,7 +182,7 @@ def test_error_bound_holds_on_every_accepted_torus():
         found = dv._torus_curve(p, r, 512, 40)
         if found is not None:
             accepted += 1
-            E, err = found
+            E, err, _ = found
             assert np.all(np.abs(E - ref)[1:] <= 0.5 * err[1:])
     assert accepted >= 5
 
@@ -255,8 +255,11 @@ def test_theory_lam_keyword():
     assert np.max(np.abs(small - ref) / ref) > 1e-9  # lam > 0 really goes the other way
     with pytest.raises(ValueError, match="method must be 'auto' when lam > 0"):
         theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, method="recursion")
-    with pytest.raises(theory.AccuracyError, match=r"E_8 at .* known to \+-1.5e-11"):
-        theory.error_curve(2.0, 2.0, 0.01, 40, lam=1.0, rtol=1e-10)
+    # a tighter rtol is met with more points per circle (refused at E_8 before they doubled)
+    tight = theory.error_curve(2.0, 2.0, 0.01, 40, lam=1.0, rtol=1e-10)
+    np.testing.assert_allclose(tight, theory.error_curve(2.0, 2.0, 0.01, 40, lam=1.0), rtol=1e-6)
+    with pytest.raises(theory.AccuracyError, match=r"E_174 at .* known to \+-3.1e-07"):
+        theory.error_curve(2.0, 3.0, 0.01, 400, lam=1e-5)
     with pytest.raises(ValueError, match="dps must be None when lam > 0"):
         theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, dps=30)
     with pytest.raises(ValueError, match=r"tau must be a finite number in \(1, 1e\+12\]"):
@@ -347,3 +350,22 @@ def test_points_per_circle_escalate_where_the_largest_torus_only_aliases():
         dv.ridge_curve(2.0, 3.0, 0.01, 400, lam=1e-5)
     assert err.value.certified_to == 173
     assert isinstance(err.value, theory.AccuracyError)
+
+
+@pytest.mark.slow
+def test_a_depth_a_refusal_names_as_certified_is_returned():
+    """A refusal names the deepest certified depth ("ask for those"). At (0.5, 10, 0.01,
+    lam = 1e-5) t_max = 1000 certifies t <= 151 on 2048 points per circle; asking for 140 used
+    to start at 512 points, whose bound aliasing sets, and refused at E_116.  Now the number of
+    points doubles while aliasing sets the bound of the largest torus."""
+    with pytest.raises(dv.RidgeAccuracyError) as refusal:
+        dv.ridge_curve(0.5, 10.0, 0.01, 1000, lam=1e-5)
+    reach = refusal.value.certified_to
+    assert reach >= 140
+    curve = dv.ridge_curve(0.5, 10.0, 0.01, 140, lam=1e-5)
+    assert curve.radius == dv._RADII[0]
+    assert np.all(curve.error <= dv.RIDGE_RTOL * curve.E + 1e-12)
+    # the 1024-point torus passes the check but is flagged as aliased; 2048 points: rounding
+    p = dv.Point.of(0.5, 10.0, 0.01, 1e-5)
+    assert dv._torus_curve(p, dv._RADII[0], 1024, 140)[2]
+    assert not dv._torus_curve(p, dv._RADII[0], 2048, 140)[2]
