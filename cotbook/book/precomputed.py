@@ -131,7 +131,25 @@ def _ridge_depths(config) -> dict:
         "depth_map": depth,
         "system_checks": checks,
         "simulations": _ridge_simulations(s2, config["simulations"]),
+        "reach": _ridge_reach(s2, config["reach"]),
     }
+
+
+def _ridge_reach(sigma2, config) -> list:
+    """The deepest depth the torus certifies when ``t_max`` is asked for (``t_max`` itself
+    where the whole curve is certified), at each point and ridge."""
+    from ..theory import derivation
+
+    out = []
+    for alpha, tau in config["points"]:
+        for lam in config["lams"]:
+            try:
+                derivation.ridge_curve(alpha, tau, sigma2, config["t_max"], lam=lam)
+                reach = config["t_max"]
+            except derivation.RidgeAccuracyError as refusal:
+                reach = refusal.certified_to
+            out.append({"alpha": alpha, "tau": tau, "lam": lam, "reach": reach})
+    return out
 
 
 def _ridge_simulations(sigma2, config) -> list:
@@ -176,7 +194,14 @@ def _decode_ridge_depths(data) -> dict:
         (r["alpha"], r["tau"], r["lam"]): {k: np.array(r[k]) for k in ("sim", "sem", "E")}
         for r in data["simulations"]
     }
-    return {"curves": curves, "depth_map": dmap, "system_checks": checks, "simulations": sims}
+    reach = {(r["alpha"], r["tau"], r["lam"]): r["reach"] for r in data["reach"]}
+    return {
+        "curves": curves,
+        "depth_map": dmap,
+        "system_checks": checks,
+        "simulations": sims,
+        "reach": reach,
+    }
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,7 +309,8 @@ STUDIES = {
             "ridge_depths",
             "ridge",
             "E_t (t <= 40) of the closed system and its best depth, five ridges;\n"
-            "the system at lambda = 0 (t <= 30); simulations at D = 800 (t <= 5)",
+            "the system at lambda = 0 (t <= 30); simulations at D = 800 (t <= 5);\n"
+            "the deepest certified depth when t = 1000 is asked for",
             {
                 "alpha": 2.0,
                 "sigma2": 0.01,
@@ -306,6 +332,11 @@ STUDIES = {
                         [2.0, 0.5, 0.1],
                         [0.5, 0.5, 1.0],
                     ],
+                },
+                "reach": {
+                    "t_max": 1000,
+                    "points": [[2.0, 3.0], [2.0, 10.0], [4.0, 10.0], [0.5, 10.0]],
+                    "lams": [1e-5, 0.1],
                 },
             },
             _ridge_depths,
