@@ -701,8 +701,8 @@ def _torus_curve(p: Point, r, n, t_max):
     hold the aliased Taylor coefficients of degree ``>= n/2``, so their largest modulus ``nu``
     bounds both a principal part and the aliasing of the bins read.  The torus is accepted when
     ``nu <= 1e-12 max|B|`` and the constant term is ``E_0 = B(0, 0) = 1`` to ``1e-10``; the error
-    of ``E_t`` is then ``2 max(nu, 64 u max|B|) / r^{2t}`` (``u`` the unit roundoff: the FFT's
-    rounding error per bin is below ``log2(n^2) u max|B|``).  Returns ``(E, err, aliased)``:
+    of ``E_t`` is then ``2 max(nu, u max|B|) / r^{2t}`` (``u`` the unit roundoff; the FFT's
+    rounding error per bin shows in ``nu`` itself).  Returns ``(E, err, aliased)``:
     ``aliased`` says that ``nu`` sets the bound (``nu > u max|B|``), so more points per circle
     would lower it (measured: at rounding level ``nu`` is 0.01-0.06 ``u max|B|``).
     """
