@@ -1,7 +1,8 @@
 """numba's on-disk cache of the book's compiled kernels, written once before workers start.
 
-Every numba kernel of the package (``cotbook.attention._kernels``, ``cotbook.theory._recurrences``)
-is compiled with ``cache=True``: the first process that calls it compiles it and writes the
+Every numba kernel the studies' units call (``cotbook.attention._kernels``,
+``cotbook.theory._recurrences``; ``cotbook.theory._torus`` serves only the lam > 0 curve) is
+compiled with ``cache=True``: the first process that calls it compiles it and writes the
 machine code beside the module (``__pycache__``), and later processes on the same machine
 load it. On a fresh machine the worker processes of a local Dask cluster would all start with
 an empty cache and each compile every kernel itself, at the same time, before their first unit

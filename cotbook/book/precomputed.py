@@ -132,23 +132,63 @@ def _ridge_depths(config) -> dict:
         "system_checks": checks,
         "simulations": _ridge_simulations(s2, config["simulations"]),
         "reach": _ridge_reach(s2, config["reach"]),
+        "lam_limit": _ridge_lam_limit(s2, config["lam_limit"]),
     }
 
 
 def _ridge_reach(sigma2, config) -> list:
     """The deepest depth the torus certifies when ``t_max`` is asked for (``t_max`` itself
-    where the whole curve is certified), at each point and ridge."""
+    where the whole curve is certified), at each point and ridge, with the radius used and
+    ``E_{t_max}`` and its bound where the curve is returned."""
     from ..theory import derivation
 
     out = []
     for alpha, tau in config["points"]:
         for lam in config["lams"]:
+            row = {"alpha": alpha, "tau": tau, "lam": lam}
             try:
-                derivation.ridge_curve(alpha, tau, sigma2, config["t_max"], lam=lam)
-                reach = config["t_max"]
+                curve = derivation.ridge_curve(alpha, tau, sigma2, config["t_max"], lam=lam)
+                row |= {"reach": config["t_max"], "radius": curve.radius}
+                row |= {"E_end": float(curve.E[-1]), "error_end": float(curve.error[-1])}
             except derivation.RidgeAccuracyError as refusal:
-                reach = refusal.certified_to
-            out.append({"alpha": alpha, "tau": tau, "lam": lam, "reach": reach})
+                row |= {"reach": refusal.certified_to, "radius": None}
+                row |= {"E_end": None, "error_end": None}
+            out.append(row)
+    return out
+
+
+def _ridge_lam_limit(sigma2, config) -> list:
+    """``lam -> 0`` of the deep ``lam > 0`` curve against the ridgeless engine (contours, an
+    independent method): ``E`` is linear in ``lam`` at ``lam = 1e-8, 2e-8``, so
+    ``2 E(1e-8) - E(2e-8)`` is the limit; its largest difference to the ridgeless curve, as a
+    multiple of the two bounds and relative where ``E_t > 1e-12``, and ``lam = 1e-8``'s own
+    largest relative effect there."""
+    import numpy as np
+
+    from .. import theory
+    from ..theory import derivation
+
+    small, double = config["lams"]
+    t_max = config["t_max"]
+    out = []
+    for alpha, tau in config["points"]:
+        one, two = (
+            derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam) for lam in (small, double)
+        )
+        ridgeless = theory.error_curve(alpha, tau, sigma2, t_max)
+        limit = (2 * one.E - two.E)[1:]  # E_0 = 1 exactly, with bound 0
+        bound = (2 * one.error + two.error)[1:]
+        one, ridgeless = one.E[1:], ridgeless[1:]
+        big = ridgeless > 1e-12
+        out.append(
+            {
+                "alpha": alpha,
+                "tau": tau,
+                "over_bound": float(np.max(np.abs(limit - ridgeless) / bound)),
+                "rel_limit": float(np.max(np.abs(limit[big] / ridgeless[big] - 1))),
+                "rel_lam": float(np.max(np.abs(one[big] / ridgeless[big] - 1))),
+            }
+        )
     return out
 
 
@@ -194,13 +234,14 @@ def _decode_ridge_depths(data) -> dict:
         (r["alpha"], r["tau"], r["lam"]): {k: np.array(r[k]) for k in ("sim", "sem", "E")}
         for r in data["simulations"]
     }
-    reach = {(r["alpha"], r["tau"], r["lam"]): r["reach"] for r in data["reach"]}
+    reach = {(r["alpha"], r["tau"], r["lam"]): r for r in data["reach"]}
     return {
         "curves": curves,
         "depth_map": dmap,
         "system_checks": checks,
         "simulations": sims,
         "reach": reach,
+        "lam_limit": {(r["alpha"], r["tau"]): r for r in data["lam_limit"]},
     }
 
 
@@ -337,6 +378,11 @@ STUDIES = {
                     "t_max": 1000,
                     "points": [[2.0, 3.0], [2.0, 10.0], [4.0, 10.0], [0.5, 10.0]],
                     "lams": [1e-5, 0.1],
+                },
+                "lam_limit": {
+                    "t_max": 1000,
+                    "points": [[2.0, 3.0], [2.0, 10.0], [4.0, 10.0]],
+                    "lams": [1e-8, 2e-8],
                 },
             },
             _ridge_depths,

@@ -133,6 +133,7 @@ _THEORY_WING = (
     "cotbook.tasks",
     "cotbook.theory",
     "cotbook.theory._recurrences",
+    "cotbook.theory._torus",
     "cotbook.theory.asymptotics",
     "cotbook.theory.closed_form",
     "cotbook.theory.contour",

@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _checks, tasks
-from . import closed_form, domain
+from . import _torus, closed_form, domain
 
 __all__ = [
     "Problem",
@@ -62,6 +62,7 @@ __all__ = [
     "explicit_solution",
     "RIDGE_RTOL",
     "RIDGE_T_MAX",
+    "RIDGE_N_MAX",
     "RidgeCurve",
     "RidgeAccuracyError",
     "ridge_curve",
@@ -498,27 +499,42 @@ def _as_output(z, *arrays):
     return out
 
 
-def _solve_sector(residual, z, p: Point, n_steps):
-    """Continue the two free unknowns of one sector from z = 0 to z; returns (z, x, y)."""
+def _solve_sector(residual, z, p: Point, n_steps, x=None):
+    """Continue the two free unknowns of one sector from z = 0 to z; returns (z, a, b).
+
+    With ``x`` (the nodes of a torus circle, ``z = u(x)``, ``|x| > 1``) the path is the ray in
+    the z-plane up to ``u(x0)``, ``x0 = 0.9 x/|x|``, then the radial segment from ``x0`` to ``x``
+    in the x-plane: the path from 0 to ``x`` inside the polydisc where B is analytic.  The ray
+    from 0 straight to ``u(x)`` can leave it (for real ``x > 1``, ``u(x) > 0`` lies beyond the
+    sector's cut, which the radial path passes around through ``u = infinity``)."""
     z = np.asarray(z)
 
     def fun(zz, a, b):
         return residual(zz, a, b, p)
 
-    x, y = _continue(fun, z, _m22_at_zero(p), n_steps)
-    return z, x, y
+    if x is None:
+        a, b = _continue(fun, z, _m22_at_zero(p), n_steps)
+        return z, a, b
+    x0 = x * (_RAY_R / np.abs(x))
+    a, b = _continue(fun, -x0 / (p.alpha * (1 - x0)), _m22_at_zero(p), n_steps)
+    for s in np.linspace(0, 1, _RADIAL_STEPS + 1)[1:]:
+        xs = x0 + s * (x - x0)
+        a, b, res = _newton2(fun, -xs / (p.alpha * (1 - xs)), a, b)
+    if not res < 1e-10:
+        raise ArithmeticError(f"closed system: radial continuation did not converge (res {res})")
+    return z, a, b
 
 
-def _u_sector(u, p: Point, n_steps=16) -> dict:
-    u, m12, m22 = _solve_sector(_u_residual, u, p, n_steps)
+def _u_sector(u, p: Point, n_steps=16, x=None) -> dict:
+    u, m12, m22 = _solve_sector(_u_residual, u, p, n_steps, x)
     m11 = 1 + p.alpha * m12 / (1 - m12)
     m21 = p.alpha * m22 / (1 - m12)
     names = ("m11", "m12", "m21", "m22")
     return dict(zip(names, _as_output(u, m11, m12, m21, m22), strict=True))
 
 
-def _v_sector(v, p: Point, n_steps=16) -> dict:
-    v, m34, m44 = _solve_sector(_v_residual, v, p, n_steps)
+def _v_sector(v, p: Point, n_steps=16, x=None) -> dict:
+    v, m34, m44 = _solve_sector(_v_residual, v, p, n_steps, x)
     D2 = p.tau - m34 + p.c * m44
     W = p.c * m44 - m34
     m33 = 1 + m34 - m34 * W / D2
@@ -642,33 +658,47 @@ def explicit_solution(u, v, alpha, tau, sigma2) -> dict:
 # Step 5: E_t for lambda >= 0
 # --------------------------------------------------------------------------------------------
 RIDGE_T_MAX = 2000
-"""Deepest ``t_max`` of :func:`ridge_curve` (its torus has ``n >= 2 t_max + 8`` points per circle;
-``n = 4096`` holds ``n^2`` complex values, 268 MB, and takes about 20 s per radius)."""
+"""Deepest ``t_max`` of :func:`ridge_curve` (its torus has ``n >= 2 t_max + 8`` points per
+circle)."""
+
+RIDGE_N_MAX = 8192
+"""Most points per circle :func:`ridge_curve` uses: ``n = 8192`` holds ``n^2`` complex values
+(1.1 GB; about 3.3 GB at the peak of one torus) and takes about 11 s per radius on one core
+(``n = 4096``: 2-3 s)."""
 
 RIDGE_RTOL = 1e-6
 """Default relative accuracy of :func:`ridge_curve` (with ``atol = 1e-12``)."""
 
 _RADII = tuple(0.95 * 0.9**k for k in range(45))  # 0.95 .. 0.0093: the radius ladder
-_MIXED_ROWS = 64  # rows of the torus whose 4x4 mixed systems are solved together
+_R_CAP = 2.0  # the largest radius the bisection above the ladder tries
+_RAY_R = 0.9  # beyond |x| = 1, sectors follow the ray in u to |x| = 0.9, then the x-radius
+_RADIAL_STEPS = 128  # Newton steps along that radial segment
+_REFINE_RTOL = 1e-3  # the bisection stops when its passing and failing radii are this close
 
 
 def _torus_coefficients(p: Point, r, n):
     """``b[s, t] r^{s+t}`` for ``B(x, y) = m13(u(x), v(y)) / ((1-x)(1-y))`` on the torus
     ``|x| = |y| = r`` with ``n`` points per circle (2-D FFT), ``u(x) = -x/(alpha(1-x))``;
     also ``max |B|`` on the torus."""
-    x = r * np.exp(2j * np.pi * np.arange(n) / n)
+    # beyond |x| = 1 the nodes sit half a step off the real axis, where u(x) = infinity at x = 1
+    # would lie on the radial path of the node x = r
+    shift = 0.5 if r > 1 else 0.0
+    x = r * np.exp(2j * np.pi * (np.arange(n) + shift) / n)
     z = -x / (p.alpha * (1 - x))
-    us, vs = _u_sector(z, p), _v_sector(z, p)
-    V = {k: val[None, :] for k, val in vs.items()}
-    Bxy = np.empty((n, n), dtype=complex)
-    for i in range(0, n, _MIXED_ROWS):
-        rows = slice(i, min(n, i + _MIXED_ROWS))
-        U = {k: val[rows, None] for k, val in us.items()}
-        m13 = _mixed_sector(U, V, z[rows, None], z[None, :], p)["m13"]
-        Bxy[rows] = m13 / ((1 - x[rows])[:, None] * (1 - x)[None, :])
+    path = x if r > 1 else None
+    with np.errstate(all="ignore"):  # a node whose Newton path fails raises ArithmeticError
+        us, vs = _u_sector(z, p, x=path), _v_sector(z, p, x=path)
+    U = [np.ascontiguousarray(us[k], dtype=complex) for k in ("m11", "m12", "m21", "m22")]
+    V = [np.ascontiguousarray(vs[k], dtype=complex) for k in ("m34", "m43", "m44")]
+    with np.errstate(all="ignore"):
+        Bxy = _torus.b_on_torus(x, z, *U, x, z, *V, p.alpha, p.tau, p.c, p.lam)
     if not np.all(np.isfinite(Bxy)):
         raise ArithmeticError("closed system: B is not finite on the torus")
-    return np.fft.fft2(Bxy) / (n * n), float(np.abs(Bxy).max())
+    coef = np.fft.fft2(Bxy) / (n * n)
+    if shift:  # x_j = r w^(j + 1/2): bin s holds b[s] r^s w^(s/2)
+        phase = np.exp(-1j * np.pi * shift * 2 * np.arange(n) / n)
+        coef *= phase[:, None] * phase[None, :]
+    return coef, float(np.abs(Bxy).max())
 
 
 class RidgeCurve(NamedTuple):
@@ -740,8 +770,13 @@ def ridge_curve(
     (see ``_torus_curve``): a singularity inside puts negative powers into the FFT, and the
     constant term must be ``E_0 = 1``.  The largest torus that passes is used if the next
     passing torus below it gives the same curve within the two error bounds (a second,
-    independent contour); otherwise the search goes on down the ladder.  ``radius`` fixes the
-    torus instead, with the same checks.
+    independent contour); otherwise the search goes on down the ladder.  If that curve is not
+    certified, a bisection in ``r`` above it (up to the next rung, or up to ``r = 2`` above
+    0.95; see ``_refine``) looks for the torus that certifies most depths among those that pass
+    the check and agree with the ladder's curve: the bound ``2 max(nu, u max|B|) r^-2t`` grows
+    more slowly with ``t`` on a larger torus.  Beyond ``|x| = 1`` the sectors are continued
+    radially in x (see ``_solve_sector``); where B has a pole at ``x = 1`` (``E_inf > 0``) the
+    torus stays below it.  ``radius`` fixes the torus instead, with the same checks.
 
     **Certified output.**  ``E_0 = 1`` exactly and ``E_t >= 0``: a value more negative than its
     error bound is an :class:`~cotbook.theory.closed_form.AccuracyError`, one within it is
@@ -749,16 +784,15 @@ def ridge_curve(
     ``AccuracyError`` names the first depth that does not and the accuracy it reached (a
     :class:`RidgeAccuracyError`, whose ``certified_to`` is the deepest depth certified).
 
-    **Points per circle.**  Without ``n`` the search starts at the default and doubles ``n`` (up
-    to the cap) while the curve found is not certified and either came from a torus below the
-    largest, ``r = 0.95``, or came from that torus with a bound set by aliasing (see
-    ``_torus_curve``).  Where the largest torus failed the check by aliasing, a larger ``n``
-    accepts it, and its error grows more slowly with ``t`` (measured: ``E_80`` at
-    ``(2, 3, 0.01, lam = 1e-5)`` needs ``n = 1024``); where it passed but aliasing sets its
-    bound, a larger ``n`` lowers the bound (measured: at ``(0.5, 10, 0.01, lam = 1e-5)``,
-    ``n = 512`` certifies ``t <= 115`` and ``n = 2048`` ``t <= 151``).  So the depth a refusal
-    names as certified is returned when asked for.  Where a singularity lies inside every
-    larger torus, the search ends at the cap.
+    **Points per circle.**  Without ``n`` the search starts at the default; ``n`` doubles while
+    no two tori of the ladder agree, then, after the bisection, while a doubling certifies
+    deeper, up to :data:`RIDGE_N_MAX`: a larger ``n`` moves the radius where aliasing stops a
+    torus, ``(r/R)^(n/2) ~ 1e-12``, closer to B's singularity ``R``.  So the depth a refusal
+    names as certified is returned when asked for.  Measured with ``t_max = 1000``, at
+    ``sigma2 = 0.01`` and ``lam`` = 1e-5 and 0.1: ``(alpha, tau) = (2, 3)``, ``(2, 10)`` and
+    ``(4, 10)`` are certified to ``t = 1000`` (radii 0.984 at (2, 3, 1e-5), 1.02-1.14 elsewhere;
+    5-70 s), ``(0.5, 10)`` to ``t = 899`` (its pole at ``x = 1`` keeps ``r < 1``; 150 s).  Before
+    the bisection the ladder's ``r <= 0.95`` certified 63-173.
 
     Parameters
     ----------
@@ -774,7 +808,7 @@ def ridge_curve(
         Points per circle of the torus, ``2 t_max + 8 <= n <= 2 RIDGE_T_MAX + 8`` rounded up to
         a power of two (fixed: no escalation).
     radius : float, optional
-        A fixed torus radius in ``(0, 1)`` instead of the search.
+        A fixed torus radius in ``(0, 2]`` (not 1) instead of the search.
     rtol, atol : float
         Accuracy required at every depth: ``error_t <= rtol |E_t| + atol``.
 
@@ -793,11 +827,11 @@ def ridge_curve(
     t_max = _checks.nonneg_int("t_max", t_max)
     if t_max > RIDGE_T_MAX:
         raise ValueError(f"t_max must be <= {RIDGE_T_MAX} (RIDGE_T_MAX) when lam > 0, got {t_max}")
-    n_cap = 1 << (2 * RIDGE_T_MAX + 8 - 1).bit_length()
+    n_cap = RIDGE_N_MAX
     n_given = n is not None
     if n is None:
         n = max(512, 1 << (2 * t_max + 8 - 1).bit_length())
-    n = _checks.positive_int("n", n)
+    n = n_first = _checks.positive_int("n", n)
     if not 2 * t_max + 8 <= n <= n_cap:
         raise ValueError(
             f"n must be in [2 t_max + 8, {n_cap}] = [{2 * t_max + 8}, {n_cap}], got {n}"
@@ -806,8 +840,8 @@ def ridge_curve(
     atol = _checks.positive("atol", atol)
     if radius is not None:
         r = _checks.positive("radius", radius)
-        if r >= 1:
-            raise ValueError(f"radius must be in (0, 1), got {radius!r}")
+        if r > _R_CAP or r == 1:
+            raise ValueError(f"radius must be in (0, {_R_CAP:g}] and not 1, got {radius!r}")
         found = _torus_curve(p, r, n, t_max)
         if found is None:
             raise RidgeAccuracyError(
@@ -816,22 +850,76 @@ def ridge_curve(
                 None,
             )
         return _certified(p, *found[:2], r, rtol, atol)
-    # without n, n escalates while the largest torus of the ladder is not the one used (if it
-    # failed the check by aliasing, a larger n accepts it, and its error grows more slowly), or
-    # while aliasing sets the bound of the curve found on it
-    refused = None
+    # the ladder: n escalates until two of its tori agree (if the largest failed the check by
+    # aliasing, a larger n accepts it); then the bisection above the torus the ladder used, at
+    # this n and at each doubling while a doubling certifies deeper
+    refused, base = None, None
     while True:
-        found = _ladder(p, n, t_max)
-        if found is not None:
-            E, err, r, aliased = found
-            try:
-                return _certified(p, E, err, r, rtol, atol)
-            except RidgeAccuracyError as refusal:
-                if refused is None or _reach(refusal) > _reach(refused):
+        if base is None:
+            found = _ladder(p, n, t_max)
+            if found is not None:
+                E, err, r, aliased = found
+                try:
+                    return _certified(p, E, err, r, rtol, atol)
+                except RidgeAccuracyError as refusal:
                     refused = refusal
-        if n_given or (found is not None and r == _RADII[0] and not aliased) or 2 * n > n_cap:
+                k = _RADII.index(r)
+                base, lo, hi = (E, err), r, (_RADII[k - 1] if k else _R_CAP)
+        if base is not None:
+            before = _reach(refused)
+            found, edge = _refine(p, n, t_max, base, lo, hi, rtol, atol)
+            # aliasing stops a torus at n points once (r/R)^(n/2) ~ 1e-12, so the failing radius
+            # nearest below the singularity R satisfies R ~ edge exp(55/n): the next n searches
+            # up to there (a failure of any other cause only narrows the search)
+            hi = min(hi, edge * math.exp(64 / n))
+            if found is not None:
+                E, err, lo, aliased = found
+                try:
+                    return _certified(p, E, err, lo, rtol, atol)
+                except RidgeAccuracyError as refusal:
+                    if _reach(refusal) > _reach(refused):
+                        refused = refusal
+            if _reach(refused) <= before and n > n_first:
+                raise refused
+        if n_given or 2 * n > n_cap:
             raise refused if refused is not None else _no_torus(p)
         n *= 2
+
+
+def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
+    """``(E, err, r, aliased)`` on the torus in ``(lo, hi)`` that certifies the most leading
+    depths (``err_t <= rtol |E_t| + atol``) among those a bisection in ``r`` tries, to relative
+    width :data:`_REFINE_RTOL`, at ``n`` points per circle; each must pass the check and agree
+    with the ladder's curve ``base = (E, err)`` within both bounds (``None`` if none does), and
+    the smallest radius the bisection moved down from (``hi`` if none).
+
+    The bisection moves up past a torus whose bound rounding sets and down past one whose bound
+    aliasing sets (or that fails): its error ``2 max(nu, u max|B|) r^-2t`` falls with ``r``
+    while rounding sets it, but near the singularity ``nu`` grows like ``(r/R)^(n/2)``, faster
+    than ``r^-2t`` falls for ``t < n/4``.  Measured at ``(2, 3, 0.01, lam = 1e-5)``,
+    ``n = 2048``: ``r = 0.9742`` (aliased) certifies ``t <= 438``, ``r = 0.9773`` only 281."""
+    best, best_depth = None, -1
+    while hi > lo * (1 + _REFINE_RTOL):
+        r = math.sqrt(lo * hi)
+        found = _torus_curve(p, r, n, t_max)
+        with np.errstate(invalid="ignore"):
+            agrees = found is not None and np.all(np.abs(found[0] - base[0]) <= found[1] + base[1])
+        if not agrees:
+            hi = r
+            continue
+        E, err, aliased = found
+        with np.errstate(invalid="ignore"):
+            bad = ~(err <= rtol * np.abs(E) + atol)
+        depth = int(np.argmax(bad)) if bad.any() else len(E)
+        if depth > best_depth:
+            best, best_depth = (E, err, r, aliased), depth
+        if depth == len(E):  # every depth certified: no larger torus is needed
+            break
+        if aliased:
+            hi = r
+        else:
+            lo = r
+    return best, hi
 
 
 def _reach(err: RidgeAccuracyError) -> int:

@@ -91,6 +91,12 @@ def test_committed_ridge_checks_are_what_the_system_and_the_simulation_give_now(
     np.testing.assert_allclose(run["sim"], sim.mean, rtol=1e-9)
     np.testing.assert_allclose(run["sem"], sim.sem, rtol=1e-6)
     assert len(data["simulations"]) == 5 and len(data["system_checks"]) == 3
+    # t = 1000 certified where B has no pole at x = 1 (alpha > 1), and lam -> 0 is the
+    # ridgeless engine within the bounds (the deep curve itself: test_derivation)
+    for (alpha, _, _), row in data["reach"].items():
+        assert row["reach"] == 1000 if alpha > 1 else 500 < row["reach"] < 1000
+    for row in data["lam_limit"].values():
+        assert row["over_bound"] <= 1 and row["rel_limit"] <= 1e-9 and row["rel_lam"] > 1e-8
 
 
 @pytest.mark.slow

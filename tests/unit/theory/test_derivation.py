@@ -7,6 +7,7 @@ quantities they predict (a wrong coefficient or sign moves them by O(0.1)).
 """
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -258,8 +259,9 @@ def test_theory_lam_keyword():
     # a tighter rtol is met with more points per circle (refused at E_8 before they doubled)
     tight = theory.error_curve(2.0, 2.0, 0.01, 40, lam=1.0, rtol=1e-10)
     np.testing.assert_allclose(tight, theory.error_curve(2.0, 2.0, 0.01, 40, lam=1.0), rtol=1e-6)
-    with pytest.raises(theory.AccuracyError, match=r"E_174 at .* known to \+-3.1e-07"):
-        theory.error_curve(2.0, 3.0, 0.01, 400, lam=1e-5)
+    # a fixed number of points per circle (no escalation) refuses by name
+    with pytest.raises(theory.AccuracyError, match=r"E_108 at .* known to \+-7.03e-08"):
+        dv.ridge_curve(2.0, 3.0, 0.01, 200, lam=1e-5, n=512)
     with pytest.raises(ValueError, match="dps must be None when lam > 0"):
         theory.error_curve(2.0, 3.0, 0.01, 5, lam=0.1, dps=30)
     with pytest.raises(ValueError, match=r"tau must be a finite number in \(1, 1e\+12\]"):
@@ -328,17 +330,20 @@ def test_tex_names_every_trace_of_the_identities():
 
 
 @pytest.mark.slow
-def test_points_per_circle_escalate_where_the_largest_torus_only_aliases():
-    """(2, 3, 0.01, lam = 1e-5), the paper's Figure 1 ridge: at the default n = 512 the torus
-    r = 0.95 fails the check by aliasing, the search fell back to r = 0.855 and E_51 could not
-    be certified; with n doubled it keeps r = 0.95 and certifies E_80. The same curve on a
-    fixed larger torus (another n, another discretisation) agrees within the bounds, and a
-    depth beyond the reach names the deepest certified one."""
+def test_the_bisection_above_the_ladder_certifies_where_the_largest_torus_only_aliases():
+    """(2, 3, 0.01, lam = 1e-5), the paper's Figure 1 ridge: at n = 512 the torus r = 0.95
+    fails the check by aliasing and the ladder falls back to r = 0.855, where E_51 cannot be
+    certified; the bisection between them finds a torus that certifies E_80 at n = 512 (before
+    it, n had to double). The curve of the default search, and one on a fixed larger torus
+    (another n, another discretisation), agree with it within the bounds."""
+    fixed = dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-5, n=512)  # fixed n: no escalation
+    assert 0.855 < fixed.radius < 0.95
     with pytest.raises(dv.RidgeAccuracyError) as err:
-        dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-5, n=512)  # fixed n: no escalation
+        dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-5, n=512, radius=0.855)
     assert err.value.certified_to is not None and 40 <= err.value.certified_to < 80
     curve = dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-5)
-    assert curve.radius == 0.95 and curve.error[80] <= 1e-6 * curve.E[80]
+    assert curve.error[80] <= 1e-6 * curve.E[80]
+    assert np.all(np.abs(curve.E - fixed.E) <= curve.error + fixed.error)
     other = dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-5, n=2048, radius=0.95)
     assert np.all(np.abs(curve.E - other.E) <= curve.error + other.error)
     # lam -> 0: the ridgeless engine's curve (contours, an independent method), to 1e-5
@@ -346,26 +351,84 @@ def test_points_per_circle_escalate_where_the_largest_torus_only_aliases():
     tiny = dv.ridge_curve(2.0, 3.0, 0.01, 80, lam=1e-8)
     np.testing.assert_allclose(tiny.E, ridgeless, rtol=1e-5)
     assert np.max(np.abs(curve.E / ridgeless - 1)) > 1e-3  # lam = 1e-5 is seen at t = 80
-    with pytest.raises(dv.RidgeAccuracyError) as err:
-        dv.ridge_curve(2.0, 3.0, 0.01, 400, lam=1e-5)
-    assert err.value.certified_to == 173
-    assert isinstance(err.value, theory.AccuracyError)
+    # t = 400: the ladder's torus r = 0.95 certifies t <= 173; the bisection above it finds a
+    # larger one (B's singularity is near r = 0.984 here) that agrees with it and certifies all
+    deep = dv.ridge_curve(2.0, 3.0, 0.01, 400, lam=1e-5)
+    assert 0.96 < deep.radius < 0.99
+    assert np.all(deep.error <= dv.RIDGE_RTOL * deep.E + 1e-12)
+    np.testing.assert_allclose(deep.E[:81], curve.E, rtol=1e-6)
 
 
 @pytest.mark.slow
 def test_a_depth_a_refusal_names_as_certified_is_returned():
     """A refusal names the deepest certified depth ("ask for those"). At (0.5, 10, 0.01,
-    lam = 1e-5) t_max = 1000 certifies t <= 151 on 2048 points per circle; asking for 140 used
-    to start at 512 points, whose bound aliasing sets, and refused at E_116.  Now the number of
-    points doubles while aliasing sets the bound of the largest torus."""
+    lam = 1e-5) t_max = 1000 on 2048 points per circle certifies t <= 254 (B has a pole at
+    x = 1 here: the torus stays below r = 1); asking for that depth starts at 1024 points and
+    doubles while a doubling certifies deeper.  Asking for 140 used to start at 512 points,
+    whose bound aliasing sets, and refused at E_116."""
     with pytest.raises(dv.RidgeAccuracyError) as refusal:
-        dv.ridge_curve(0.5, 10.0, 0.01, 1000, lam=1e-5)
+        dv.ridge_curve(0.5, 10.0, 0.01, 1000, lam=1e-5, n=2048)
     reach = refusal.value.certified_to
-    assert reach >= 140
-    curve = dv.ridge_curve(0.5, 10.0, 0.01, 140, lam=1e-5)
-    assert curve.radius == dv._RADII[0]
+    assert reach >= 250
+    curve = dv.ridge_curve(0.5, 10.0, 0.01, reach, lam=1e-5)
+    assert 0.95 < curve.radius < 1
     assert np.all(curve.error <= dv.RIDGE_RTOL * curve.E + 1e-12)
+    assert 0.9 < dv.ridge_curve(0.5, 10.0, 0.01, 140, lam=1e-5).radius < 1
     # the 1024-point torus passes the check but is flagged as aliased; 2048 points: rounding
     p = dv.Point.of(0.5, 10.0, 0.01, 1e-5)
     assert dv._torus_curve(p, dv._RADII[0], 1024, 140)[2]
     assert not dv._torus_curve(p, dv._RADII[0], 2048, 140)[2]
+
+
+@pytest.mark.slow
+def test_lam_curves_to_t_1000_extrapolate_to_the_ridgeless_engine():
+    """(4, 10, 0.01): the bisection takes the torus beyond |x| = 1 (sectors continued radially
+    in x) and certifies t = 1000 at lam = 1e-8, 2e-8 and 0.1. E is linear in lam this close to
+    0 (its lam-effect, 1.8e-7 relative at lam = 1e-8, far exceeds the bounds), so
+    2 E(1e-8) - E(2e-8) is the lam -> 0 limit: it matches the ridgeless contour engine (an
+    independent method) within the bounds at every depth, and to 1e-10 where E_t > 1e-12."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no library warning reaches the caller
+        one, two = (dv.ridge_curve(4.0, 10.0, 0.01, 1000, lam=lam) for lam in (1e-8, 2e-8))
+        ridged = dv.ridge_curve(4.0, 10.0, 0.01, 1000, lam=0.1)
+    assert 1 < one.radius < 1.3 and 1 < ridged.radius < 1.3
+    for curve in (one, two, ridged):
+        assert np.all(curve.error <= dv.RIDGE_RTOL * curve.E + 1e-12)
+    ridgeless = theory.error_curve(4.0, 10.0, 0.01, 1000)
+    limit = 2 * one.E - two.E
+    assert np.all(np.abs(limit - ridgeless) <= 2 * one.error + two.error)
+    big = ridgeless > 1e-12
+    np.testing.assert_allclose(limit[big], ridgeless[big], rtol=1e-10)
+    assert np.max(np.abs(one.E[big] / ridgeless[big] - 1)) > 1e-8  # lam = 1e-8 is seen
+    # lam = 0.1 on another torus (fixed radius 1.1, 2048 points): the same curve
+    other = dv.ridge_curve(4.0, 10.0, 0.01, 1000, lam=0.1, radius=1.1, n=2048)
+    assert np.all(np.abs(other.E - ridged.E) <= other.error + ridged.error)
+
+
+def test_compiled_torus_kernel_is_the_mixed_sector_solve():
+    """cotbook.theory._torus eliminates m13, m23 and solves the remaining 2x2 by Cramer's rule;
+    on a 16 x 16 grid of complex nodes (a circle beyond |x| = 1 included) it gives the 4x4
+    solve of solve_mixed_sector to round-off."""
+    from cotbook.theory import _torus
+
+    p = dv.Point.of(2.0, 3.0, 0.01, 0.1)
+    for r in (0.7, 1.03):
+        x = r * np.exp(2j * np.pi * (np.arange(16) + 0.5) / 16)
+        z = -x / (p.alpha * (1 - x))
+        path = x if r > 1 else None
+        us, vs = dv._u_sector(z, p, x=path), dv._v_sector(z, p, x=path)
+        want = dv.solve_mixed_sector(
+            {k: v[:, None] for k, v in us.items()},
+            {k: v[None, :] for k, v in vs.items()},
+            z[:, None],
+            z[None, :],
+            2.0,
+            3.0,
+            0.01,
+            0.1,
+        )["m13"]
+        U = [us[k] for k in ("m11", "m12", "m21", "m22")]
+        V = [vs[k] for k in ("m34", "m43", "m44")]
+        got = _torus.b_on_torus(x, z, *U, x, z, *V, p.alpha, p.tau, p.c, p.lam)
+        got = got * (1 - x)[:, None] * (1 - x)[None, :]
+        assert np.max(np.abs(got - want)) <= 1e-13 * np.max(np.abs(want))
