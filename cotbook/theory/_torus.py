@@ -18,9 +18,10 @@ __all__ = ["b_on_torus"]
 
 
 @njit(cache=True)
-def b_on_torus(x, u, m11, m12, m21, m22, y, v, m34, m43, m44, alpha, tau, c, lam):
+def b_on_torus(x, u, m11, m12, m21, m22, y, v, m34, m43, m44, alpha, tau, c, lam, poles):
     """``B[i, j]`` for row nodes ``x`` (u-sector values ``u, m11, m12, m21, m22`` there) and
-    column nodes ``y`` (v-sector values ``v, m34, m43, m44``); complex arrays."""
+    column nodes ``y`` (v-sector values ``v, m34, m43, m44``); complex arrays.  With ``poles``
+    false, ``m13`` itself (``B`` without the division by ``(1 - x)(1 - y)``)."""
     n1, n2 = x.shape[0], y.shape[0]
     t2 = np.empty(n2, dtype=np.complex128)  # tau / D2
     g = np.empty(n2, dtype=np.complex128)  # v alpha / (1 - v m43)
@@ -52,5 +53,5 @@ def b_on_torus(x, u, m11, m12, m21, m22, y, v, m34, m43, m44, alpha, tau, c, lam
             m14 = (r1 * a33 - a13 * r3) / det
             m24 = (a11 * r3 - a31 * r1) / det
             m13 = m11[i] + t2[j] * (m14 - c * a * m24)
-            out[i, j] = m13 / ((1 - x[i]) * (1 - y[j]))
+            out[i, j] = m13 / ((1 - x[i]) * (1 - y[j])) if poles else m13
     return out

@@ -687,7 +687,7 @@ def _torus_coefficients(p: Point, r, n):
     x = r * np.exp(2j * np.pi * np.arange(n) / n)
     z, U, V = _circle_sectors(p, x)
     with np.errstate(all="ignore"):
-        Bxy = _torus.b_on_torus(x, z, *U, x, z, *V, p.alpha, p.tau, p.c, p.lam)
+        Bxy = _torus.b_on_torus(x, z, *U, x, z, *V, p.alpha, p.tau, p.c, p.lam, True)
     if not np.all(np.isfinite(Bxy)):
         raise ArithmeticError("closed system: B is not finite on the torus")
     return np.fft.fft2(Bxy) / (n * n), float(np.abs(Bxy).max())
@@ -708,9 +708,8 @@ def _circle_sectors(p: Point, x):
 def _m13(p: Point, rows, cols):
     """``m13(u(x_i), v(y_j))`` for two node sets given as ``_circle_sectors`` output."""
     (zu, U, _), (zv, _, V) = rows, cols
-    zero_u, zero_v = np.zeros(len(zu), complex), np.zeros(len(zv), complex)
-    with np.errstate(all="ignore"):
-        F = _torus.b_on_torus(zero_u, zu, *U, zero_v, zv, *V, p.alpha, p.tau, p.c, p.lam)
+    with np.errstate(all="ignore"):  # the nodes' x and y are not needed without the poles
+        F = _torus.b_on_torus(zu, zu, *U, zv, zv, *V, p.alpha, p.tau, p.c, p.lam, False)
     if not np.all(np.isfinite(F)):
         raise ArithmeticError("closed system: m13 is not finite on the torus")
     return F

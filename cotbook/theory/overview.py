@@ -64,6 +64,10 @@ class Summary:
     lam: float
     E: dict
     """``{t: E_t}`` (Result 1), depths ascending, values Python floats."""
+    E_error: dict | None
+    """``{t: bound on |E_t - exact|}`` where ``lam > 0`` (the closed system's certified bound,
+    :func:`cotbook.theory.derivation.ridge_curve`); ``None`` at ``lam = 0``, where every value
+    is certified to 1e-10 relative."""
     tau_c: float | None
     tau_stable: float | None
     """Where E_t stops growing without bound (:func:`cotbook.theory.phases.tau_stable`):
@@ -92,6 +96,7 @@ class Summary:
             },
             "t": list(self.E),
             "E_t": [_json_number(e) for e in self.E.values()],
+            "E_error": self.E_error and list(self.E_error.values()),
             "tau_c": _json_number(self.tau_c),
             "tau_stable": _json_number(self.tau_stable),
             "regime": self.regime,
@@ -102,8 +107,12 @@ class Summary:
         }
 
     def to_csv(self) -> str:
-        """``t,E_t`` rows, every digit of each float64."""
-        return "t,E_t\n" + "".join(f"{t},{e!r}\n" for t, e in self.E.items())
+        """``t,E_t`` rows, every digit of each float64; with an ``error`` column (the bound on
+        ``|E_t - exact|``) where ``lam > 0``."""
+        if self.E_error is None:
+            return "t,E_t\n" + "".join(f"{t},{e!r}\n" for t, e in self.E.items())
+        rows = (f"{t},{e!r},{self.E_error[t]!r}\n" for t, e in self.E.items())
+        return "t,E_t,error\n" + "".join(rows)
 
     def __str__(self) -> str:
         head = (
@@ -112,7 +121,11 @@ class Summary:
         )
         where = "closed form" if self.lam == 0 else "closed system of Appendix C.9"
         lines = [head, f"{'t':>8}  E_t (Result 1, {where})"]
-        lines += [f"{t:>8}  {e:.10g}" for t, e in self.E.items()]
+        if self.E_error is None:
+            lines += [f"{t:>8}  {e:.10g}" for t, e in self.E.items()]
+        else:
+            lines += [f"{t:>8}  {_resolved(e, self.E_error[t])}" for t, e in self.E.items()]
+            lines.append("Each E_t to the digits its certified bound resolves; < b: below b.")
         if self.regime is None:
             lines.append("Results 2 and 3 (tau_c, regime, Lambda, E_inf, t*) are for lam = 0 only.")
             return "\n".join(lines)
@@ -138,6 +151,15 @@ class Summary:
             lines.append(f"{key:<8}  {value:<14}  {first}")
             lines += [" " * _NOTE_COLUMN + more for more in rest]
         return "\n".join(lines)
+
+
+def _resolved(value, error) -> str:
+    """``value`` printed to the digits its bound ``error`` resolves (at most 10), or as
+    ``< value + error`` where the bound is not smaller than the value."""
+    if not error < value:
+        return f"< {value + error:.2g}"
+    digits = min(10, max(1, math.floor(math.log10(value / error))))
+    return f"{value:.{digits}g}"
 
 
 def _json_number(x):
@@ -194,10 +216,12 @@ def _depths(t, lam):
 
 
 def _errors(alpha, tau, sigma2, depths, lam):
+    """``E_t`` at ``depths`` and, where ``lam > 0``, the bounds on them (else ``None``)."""
     if lam == 0:
-        return closed_form.errors_at(alpha, tau, sigma2, depths)
+        return closed_form.errors_at(alpha, tau, sigma2, depths), None
     # what cotbook.theory.error_curve returns for lam > 0 (its default accuracy, LAM_RTOL)
-    return derivation.ridge_curve(alpha, tau, sigma2, depths[-1], lam=lam).E[depths]
+    curve = derivation.ridge_curve(alpha, tau, sigma2, depths[-1], lam=lam)
+    return curve.E[depths], curve.error[depths]
 
 
 class PhasePoint(NamedTuple):
@@ -308,7 +332,9 @@ def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
             raise
         raise ValueError(f"{err} (lam = 0 needs tau > 1; with lam > 0, tau > 0 will do)") from None
     depths = _depths(t, lam)
-    values = _errors(alpha, tau, sigma2, depths, lam)
+    values, errors = _errors(alpha, tau, sigma2, depths, lam)
     fields = _phase_fields(alpha, tau, sigma2) if lam == 0 else (None,) * 7
     E = {t: float(e) for t, e in zip(depths, values, strict=True)}
-    return Summary(alpha, tau, sigma2, lam, E, *fields)
+    if errors is not None:
+        errors = {t: float(b) for t, b in zip(depths, errors, strict=True)}
+    return Summary(alpha, tau, sigma2, lam, E, errors, *fields)

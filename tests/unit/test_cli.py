@@ -360,9 +360,33 @@ def test_theory_command_prints_the_papers_figure_1_depth_at_lam_1e_5(capsys):
     t = 1000 is answered too (it refused at E_67 here before the bisection above the ladder;
     a refusal's hint: test_theory_command_reports_an_uncertified_depth)."""
     assert cli.main(_theory_args(("2", "3", "0.01"), ["80"], "--lam", "1e-5")) == 0
-    assert "80  0.03690160266" in capsys.readouterr().out
+    assert "80  0.0369016\n" in capsys.readouterr().out  # 0.03690160266 +- 1.3e-9: 7 digits
     assert cli.main(_theory_args(("2", "10", "0.01"), ["80", "1000"], "--lam", "1e-5")) == 0
-    assert "80  4.890425808e-07" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "80  4.89043e-07\n" in printed  # +- 4e-13
+    # E_1000 (about 1e-60) lies below the torus's floor (1e-17): printed as a bound, not as
+    # the 1.1e-19 it returns
+    assert "1000  < 1e-17\n" in printed
+
+
+def test_theory_command_gives_the_bounds_of_a_ridge_curve(capsys):
+    """Where lam > 0, the JSON and CSV carry each value's bound; the bound certifies the
+    printed digits (against the value returned at a finer accuracy)."""
+    import csv
+    import io
+
+    from cotbook import theory
+
+    args = _theory_args(("2", "3", "0.01"), ["1", "30"], "--lam", "0.1")
+    got = _theory_json(capsys, ("2", "3", "0.01"), ["1", "30"], "--lam", "0.1")
+    fine = theory.error_curve(2.0, 3.0, 0.01, 30, lam=0.1, rtol=1e-9)
+    assert len(got["E_error"]) == 2 and all(0 < b < 1e-6 for b in got["E_error"])
+    for e, b, t in zip(got["E_t"], got["E_error"], (1, 30), strict=True):
+        assert abs(e - fine[t]) <= b
+    assert cli.main([*args, "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [float(r["error"]) for r in rows] == got["E_error"]
+    assert _theory_json(capsys, ("2", "3", "0.01"), ["1"])["E_error"] is None  # lam = 0
 
 
 _ANSWER_ONLY = """

@@ -430,6 +430,8 @@ def test_compiled_torus_kernel_is_the_mixed_sector_solve():
         )["m13"]
         U = [us[k] for k in ("m11", "m12", "m21", "m22")]
         V = [vs[k] for k in ("m34", "m43", "m44")]
-        got = _torus.b_on_torus(x, z, *U, x, z, *V, p.alpha, p.tau, p.c, p.lam)
-        got = got * (1 - x)[:, None] * (1 - x)[None, :]
+        B = _torus.b_on_torus(x, z, *U, x, z, *V, p.alpha, p.tau, p.c, p.lam, True)
+        got = B * (1 - x)[:, None] * (1 - x)[None, :]
         assert np.max(np.abs(got - want)) <= 1e-13 * np.max(np.abs(want))
+        m13 = _torus.b_on_torus(x, z, *U, x, z, *V, p.alpha, p.tau, p.c, p.lam, False)
+        assert np.max(np.abs(m13 - want)) <= 1e-13 * np.max(np.abs(want))
