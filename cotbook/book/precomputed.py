@@ -133,7 +133,29 @@ def _ridge_depths(config) -> dict:
         "simulations": _ridge_simulations(s2, config["simulations"]),
         "reach": _ridge_reach(s2, config["reach"]),
         "lam_limit": _ridge_lam_limit(s2, config["lam_limit"]),
+        "boundary": _ridge_boundary(a, s2, config["boundary"]),
     }
+
+
+def _ridge_boundary(alpha, sigma2, config) -> list:
+    """The largest tau at which E_t turns up before each horizon, at each ridge
+    (:func:`cotbook.theory.upturn.boundary`)."""
+    from ..theory import upturn
+
+    out = []
+    for horizon in config["horizons"]:
+        for lam in config["lams"]:
+            b = upturn.boundary(
+                alpha,
+                sigma2,
+                horizon,
+                lam=lam,
+                tau_lo=config["tau_lo"],
+                tau_hi=config["tau_hi"],
+                xtol=config["xtol"],
+            )
+            out.append({"horizon": horizon, "lam": lam, **b._asdict()})
+    return out
 
 
 def _ridge_reach(sigma2, config) -> list:
@@ -242,6 +264,7 @@ def _decode_ridge_depths(data) -> dict:
         "simulations": sims,
         "reach": reach,
         "lam_limit": {(r["alpha"], r["tau"]): r for r in data["lam_limit"]},
+        "boundary": {(r["horizon"], r["lam"]): r for r in data["boundary"]},
     }
 
 
@@ -351,7 +374,8 @@ STUDIES = {
             "ridge",
             "E_t (t <= 40) of the closed system and its best depth, five ridges;\n"
             "the system at lambda = 0 (t <= 30); simulations at D = 800 (t <= 5);\n"
-            "the deepest certified depth when t = 1000 is asked for",
+            "the deepest certified depth when t = 1000 is asked for;\n"
+            "the largest tau whose curve turns up before t = 40 and 300, five ridges",
             {
                 "alpha": 2.0,
                 "sigma2": 0.01,
@@ -383,6 +407,13 @@ STUDIES = {
                     "t_max": 1000,
                     "points": [[2.0, 3.0], [2.0, 10.0], [4.0, 10.0]],
                     "lams": [1e-8, 2e-8],
+                },
+                "boundary": {
+                    "horizons": [40, 300],
+                    "lams": [0.0, 1e-3, 1e-2, 0.1, 1.0],
+                    "tau_lo": 1.25,
+                    "tau_hi": 12.0,
+                    "xtol": 1e-3,
                 },
             },
             _ridge_depths,

@@ -149,7 +149,11 @@ _THEORY_WING = (
 #: each record's producers are their import closure.
 PRECOMPUTED_ROOTS = {
     "stopping_maps": ("cotbook.theory.stopping",),
-    "ridge_depths": ("cotbook.theory.derivation", "cotbook.simulation.simulate"),
+    "ridge_depths": (
+        "cotbook.theory.derivation",
+        "cotbook.theory.upturn",
+        "cotbook.simulation.simulate",
+    ),
     "optimal_depths": ("cotbook.theory.scaling",),
     "saturation_approach": ("cotbook.theory.saturation",),
     "attention_structure": ("cotbook.attention.structure",),
@@ -161,6 +165,7 @@ _PRECOMPUTED_PRODUCERS = {
         sorted(
             (
                 *_THEORY_WING,
+                "cotbook.theory.upturn",
                 "cotbook.simulation",
                 "cotbook.simulation.finite_size",
                 "cotbook.simulation.model",
