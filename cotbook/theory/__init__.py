@@ -20,6 +20,10 @@ Modules (each has one job):
   singularities of the contour integrals, and fits of it at deep depths.
 - :mod:`.scaling`     -- Result 3's constants and Result 2's asymptotic fits.
 - :mod:`.saturation`  -- the saturation regime and the claims of Figure 1.
+- :mod:`.stopping`    -- the best finite depth inside saturation and the last crossing of the
+  floor (imported on demand, like :mod:`.upturn`).
+- :mod:`.upturn`      -- where the curve turns up within a horizon: the overthinking boundary
+  at any ridge.
 - :mod:`.overview`    -- one point at a glance (:func:`summary`): E_t at chosen depths with
   Results 2 and 3, what ``python -m cotbook theory`` prints.
 """

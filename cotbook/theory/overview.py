@@ -155,7 +155,10 @@ class Summary:
 
 def _resolved(value, error) -> str:
     """``value`` printed to the digits its bound ``error`` resolves (at most 10), or as
-    ``< value + error`` where the bound is not smaller than the value."""
+    ``< value + error`` where the bound is not smaller than the value (all 10 where it is 0, as
+    at ``E_0 = 1``)."""
+    if error == 0:
+        return f"{value:.10g}"
     if not error < value:
         return f"< {value + error:.2g}"
     digits = min(10, max(1, math.floor(math.log10(value / error))))

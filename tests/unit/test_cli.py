@@ -387,6 +387,9 @@ def test_theory_command_gives_the_bounds_of_a_ridge_curve(capsys):
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [float(r["error"]) for r in rows] == got["E_error"]
     assert _theory_json(capsys, ("2", "3", "0.01"), ["1"])["E_error"] is None  # lam = 0
+    # E_0 = 1 exactly: its bound is 0 (it used to divide by it)
+    assert cli.main(_theory_args(("2", "3", "0.01"), ["0", "1"], "--lam", "0.1")) == 0
+    assert "\n       0  1\n" in capsys.readouterr().out
 
 
 _ANSWER_ONLY = """

@@ -102,6 +102,28 @@ def test_committed_ridge_checks_are_what_the_system_and_the_simulation_give_now(
 
 
 @pytest.mark.slow
+def test_committed_boundary_is_what_the_bisection_gives_now():
+    """One bracket recomputed (lam = 0.1, T = 40); every bracket is as narrow as configured,
+    lies below Result 2's tau_c and falls as the ridge grows."""
+    from cotbook.theory import phases, upturn
+
+    data = _committed("ridge_depths")
+    config = precomputed.STUDIES["ridge_depths"].config["boundary"]
+    again = upturn.boundary(
+        2.0, 0.01, 40, lam=0.1, tau_lo=config["tau_lo"], tau_hi=config["tau_hi"], xtol=1e-3
+    )
+    saved = data["boundary"][40, 0.1]
+    assert saved["tau_up"] <= again.tau_flat and again.tau_up <= saved["tau_flat"]
+    assert len(data["boundary"]) == len(config["horizons"]) * len(config["lams"])
+    for T in config["horizons"]:
+        ups = [data["boundary"][T, lam]["tau_up"] for lam in config["lams"]]
+        assert ups == sorted(ups, reverse=True) and ups[0] < phases.tau_c(2.0, 0.01)
+        for lam in config["lams"]:
+            row = data["boundary"][T, lam]
+            assert 0 < row["tau_flat"] / row["tau_up"] - 1 <= config["xtol"]
+
+
+@pytest.mark.slow
 def test_committed_optimal_depth_is_what_the_search_gives_now():
     data = _committed("optimal_depths")
     c_t, c_e, rows = data[2.0, 0.0]
