@@ -137,25 +137,27 @@ def _ridge_depths(config) -> dict:
     }
 
 
-def _ridge_boundary(alpha, sigma2, config) -> list:
-    """The largest tau at which E_t turns up before each horizon, at each ridge
-    (:func:`cotbook.theory.upturn.boundary`)."""
+def _ridge_boundary(alpha, sigma2, config) -> dict:
+    """At each ridge: the largest tau at which E_t turns up before each horizon
+    (:func:`cotbook.theory.upturn.boundary`) and the smallest at which a torus beyond 1
+    certifies that it converges (:func:`cotbook.theory.upturn.decay_boundary`)."""
     from ..theory import upturn
 
-    out = []
-    for horizon in config["horizons"]:
-        for lam in config["lams"]:
-            b = upturn.boundary(
-                alpha,
-                sigma2,
-                horizon,
-                lam=lam,
-                tau_lo=config["tau_lo"],
-                tau_hi=config["tau_hi"],
-                xtol=config["xtol"],
-            )
-            out.append({"horizon": horizon, "lam": lam, **b._asdict()})
-    return out
+    span = {k: config[k] for k in ("tau_lo", "tau_hi", "xtol")}
+    up = [
+        {"horizon": T, "lam": lam, **upturn.boundary(alpha, sigma2, T, lam=lam, **span)._asdict()}
+        for T in config["horizons"]
+        for lam in config["lams"]
+    ]
+    radius = config["decay_radius"]
+    down = [
+        {
+            "lam": lam,
+            **upturn.decay_boundary(alpha, sigma2, lam=lam, radius=radius, **span)._asdict(),
+        }
+        for lam in config["lams"]
+    ]
+    return {"turns_up": up, "decays": down}
 
 
 def _ridge_reach(sigma2, config) -> list:
@@ -264,7 +266,8 @@ def _decode_ridge_depths(data) -> dict:
         "simulations": sims,
         "reach": reach,
         "lam_limit": {(r["alpha"], r["tau"]): r for r in data["lam_limit"]},
-        "boundary": {(r["horizon"], r["lam"]): r for r in data["boundary"]},
+        "boundary": {(r["horizon"], r["lam"]): r for r in data["boundary"]["turns_up"]},
+        "decays": {r["lam"]: r for r in data["boundary"]["decays"]},
     }
 
 
@@ -375,7 +378,8 @@ STUDIES = {
             "E_t (t <= 40) of the closed system and its best depth, five ridges;\n"
             "the system at lambda = 0 (t <= 30); simulations at D = 800 (t <= 5);\n"
             "the deepest certified depth when t = 1000 is asked for;\n"
-            "the largest tau whose curve turns up before t = 40 and 300, five ridges",
+            "the largest tau whose curve turns up before t = 40 and 300, and the smallest\n"
+            "certified to converge at every depth, five ridges",
             {
                 "alpha": 2.0,
                 "sigma2": 0.01,
@@ -414,6 +418,7 @@ STUDIES = {
                     "tau_lo": 1.25,
                     "tau_hi": 12.0,
                     "xtol": 1e-3,
+                    "decay_radius": 1.03,
                 },
             },
             _ridge_depths,

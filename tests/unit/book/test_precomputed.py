@@ -104,7 +104,8 @@ def test_committed_ridge_checks_are_what_the_system_and_the_simulation_give_now(
 @pytest.mark.slow
 def test_committed_boundary_is_what_the_bisection_gives_now():
     """One bracket recomputed (lam = 0.1, T = 40); every bracket is as narrow as configured,
-    lies below Result 2's tau_c and falls as the ridge grows."""
+    turning points fall as the ridge grows, and at lam = 0 Result 2's tau_c lies between the
+    deepest turning point and the smallest tau certified to converge."""
     from cotbook.theory import phases, upturn
 
     data = _committed("ridge_depths")
@@ -113,14 +114,17 @@ def test_committed_boundary_is_what_the_bisection_gives_now():
         2.0, 0.01, 40, lam=0.1, tau_lo=config["tau_lo"], tau_hi=config["tau_hi"], xtol=1e-3
     )
     saved = data["boundary"][40, 0.1]
-    assert saved["tau_up"] <= again.tau_flat and again.tau_up <= saved["tau_flat"]
+    assert saved["below"] <= again.above and again.below <= saved["above"]
     assert len(data["boundary"]) == len(config["horizons"]) * len(config["lams"])
+    tau_c = phases.tau_c(2.0, 0.01)
     for T in config["horizons"]:
-        ups = [data["boundary"][T, lam]["tau_up"] for lam in config["lams"]]
-        assert ups == sorted(ups, reverse=True) and ups[0] < phases.tau_c(2.0, 0.01)
-        for lam in config["lams"]:
-            row = data["boundary"][T, lam]
-            assert 0 < row["tau_flat"] / row["tau_up"] - 1 <= config["xtol"]
+        ups = [data["boundary"][T, lam]["below"] for lam in config["lams"]]
+        assert ups == sorted(ups, reverse=True) and ups[0] < tau_c
+    rows = [*data["boundary"].values(), *data["decays"].values()]
+    assert all(0 < r["above"] / r["below"] - 1 <= config["xtol"] for r in rows)
+    assert data["boundary"][max(config["horizons"]), 0.0]["below"] < tau_c
+    assert tau_c < data["decays"][0.0]["above"]
+    assert data["decays"][0.1]["above"] < tau_c  # the ridge shrinks it at every depth
 
 
 @pytest.mark.slow

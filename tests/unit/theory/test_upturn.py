@@ -11,11 +11,11 @@ def test_the_ridgeless_boundary_is_where_result_3s_optimal_depth_reaches_the_hor
     phases.optimal_depth) is below T, so the bracket has t* < T at its lower end and t* >= T
     at its upper end, below tau_c (t* diverges as tau -> tau_c)."""
     b = upturn.boundary(2.0, 0.01, 40, tau_lo=1.25, tau_hi=12.0, xtol=1e-3)
-    assert b.tau_flat / b.tau_up - 1 <= 1e-3 and b.steps >= 3
-    t_up = phases.optimal_depth(2.0, b.tau_up, 0.01, t_max=200)[0]
-    t_flat = phases.optimal_depth(2.0, b.tau_flat, 0.01, t_max=200)[0]
+    assert b.above / b.below - 1 <= 1e-3 and b.steps >= 3
+    t_up = phases.optimal_depth(2.0, b.below, 0.01, t_max=200)[0]
+    t_flat = phases.optimal_depth(2.0, b.above, 0.01, t_max=200)[0]
     assert t_up < 40 <= t_flat
-    assert 3.0 < b.tau_up < phases.tau_c(2.0, 0.01)  # 3.105 against tau_c = 3.322
+    assert 3.0 < b.below < phases.tau_c(2.0, 0.01)  # 3.105 against tau_c = 3.322
 
 
 @pytest.mark.slow
@@ -24,9 +24,9 @@ def test_the_closed_system_finds_the_ridgeless_boundary_as_lam_goes_to_0():
     method) bracket the same boundary; a ridge of 0.1 moves it well down."""
     ridgeless = upturn.boundary(2.0, 0.01, 40, tau_lo=1.25, tau_hi=12.0, xtol=1e-3)
     tiny = upturn.boundary(2.0, 0.01, 40, lam=1e-8, tau_lo=1.25, tau_hi=12.0, xtol=1e-3)
-    assert tiny.tau_up <= ridgeless.tau_flat and ridgeless.tau_up <= tiny.tau_flat
+    assert tiny.below <= ridgeless.above and ridgeless.below <= tiny.above
     ridged = upturn.boundary(2.0, 0.01, 40, lam=0.1, tau_lo=1.25, tau_hi=12.0, xtol=1e-2)
-    assert ridged.tau_flat < 0.5 * ridgeless.tau_up  # 1.49 against 3.11
+    assert ridged.above < 0.5 * ridgeless.below  # 1.49 against 3.11
 
 
 def test_turns_up_reads_the_certified_curve():
@@ -38,6 +38,27 @@ def test_turns_up_reads_the_certified_curve():
     assert not upturn.turns_up(2.0, 3.0, 0.01, 40, lam=0.1)
     E = derivation.ridge_curve(2.0, 3.0, 0.01, 40, lam=0.1).E
     assert E.argmin() == 40
+
+
+def test_a_torus_beyond_1_never_claims_faster_convergence_than_result_2():
+    """At lam = 0 Result 2's rate Lambda is known: a torus of radius r > 1 can pass only where
+    E_t changes at a rate below r^-2 = 0.943 (r = 1.03). It passes at tau = 6 (Lambda = 0.90)
+    and fails at tau = 4 (Lambda = 0.963) and, overthinking, at tau = 2."""
+    limit = 1 / upturn.DECAY_RADIUS**2
+    assert phases.decay_rate(2.0, 6.0, 0.01) < limit < phases.decay_rate(2.0, 4.0, 0.01)
+    assert upturn.decays(2.0, 6.0, 0.01)
+    assert not upturn.decays(2.0, 4.0, 0.01)
+    assert not upturn.decays(2.0, 2.0, 0.01, lam=1e-3)
+    with pytest.raises(ValueError, match=r"radius must be in \(1, 2\]"):
+        upturn.decays(2.0, 6.0, 0.01, radius=0.9)
+
+
+def test_a_ridge_shrinks_the_overthinking_region_at_every_depth():
+    """With lam = 0.1 the curve at tau = 2, below the ridgeless tau_c, is certified to converge
+    at every depth (the bisection over such points: the ridge_depths record and its test)."""
+    assert upturn.decays(2.0, 2.0, 0.01, lam=0.1) and 2.0 < phases.tau_c(2.0, 0.01)
+    with pytest.raises(ValueError, match="tau_hi = 2: not certified to converge"):
+        upturn.decay_boundary(2.0, 0.01, tau_lo=1.5, tau_hi=2.0)
 
 
 @pytest.mark.parametrize(
