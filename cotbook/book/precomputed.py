@@ -150,13 +150,14 @@ def _ridge_boundary(alpha, sigma2, config) -> dict:
         for lam in config["lams"]
     ]
     radius = config["decay_radius"]
-    down = [
-        {
-            "lam": lam,
-            **upturn.decay_boundary(alpha, sigma2, lam=lam, radius=radius, **span)._asdict(),
-        }
-        for lam in config["lams"]
-    ]
+    down = []
+    for lam in config["lams"]:
+        row = {"lam": lam, "below": config["tau_hi"], "above": None, "steps": 1}
+        # a ridge whose rate stays above about radius^-2 up to tau_hi has no certified side
+        if upturn.decays(alpha, config["tau_hi"], sigma2, lam=lam, radius=radius):
+            b = upturn.decay_boundary(alpha, sigma2, lam=lam, radius=radius, **span)
+            row = {"lam": lam, **b._asdict()}
+        down.append(row)
     return {"turns_up": up, "decays": down}
 
 

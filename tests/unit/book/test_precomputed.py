@@ -121,6 +121,8 @@ def test_committed_boundary_is_what_the_bisection_gives_now():
         ups = [data["boundary"][T, lam]["below"] for lam in config["lams"]]
         assert ups == sorted(ups, reverse=True) and ups[0] < tau_c
     rows = [*data["boundary"].values(), *data["decays"].values()]
+    rows = [r for r in rows if r["above"] is not None]  # None: not certified up to tau_hi
+    assert len(rows) > len(data["boundary"])
     assert all(0 < r["above"] / r["below"] - 1 <= config["xtol"] for r in rows)
     assert data["boundary"][max(config["horizons"]), 0.0]["below"] < tau_c
     assert tau_c < data["decays"][0.0]["above"]
