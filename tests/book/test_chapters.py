@@ -39,6 +39,21 @@ def test_executed_copy_matches_chapter(chapter):
     )
 
 
+def test_every_nbval_marker_is_one_nbval_reads():
+    """nbval honours a marker comment only when the comment is exactly the marker: "#
+    NBVAL_IGNORE_OUTPUT: why" is read as no marker, and the cell's output is compared (the
+    status page's machine table was, and failed on any other machine)."""
+    from nbval.plugin import comment_markers
+
+    for chapter in CHAPTERS:
+        for cell in jupytext.read(chapter).cells:
+            for line in cell.source.splitlines():
+                comment = line.strip().lstrip("#").strip()
+                if line.strip().startswith("#") and comment.startswith("NBVAL"):
+                    assert comment in comment_markers, f"{chapter.name}: {line.strip()!r}"
+    assert "NBVAL_IGNORE_OUTPUT: why" not in comment_markers
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_executed_copy_has_chapter_metadata(chapter):
     """The tests build the book from the executed copies, so cell options (tags, figure names and
