@@ -18,7 +18,7 @@ import numpy as np
 from . import tasks, theory
 from ._checks import nonneg_int, positive, positive_int
 from .simulation import finite_size, pretrain, simulate
-from .theory import ball, closed_form, phases
+from .theory import ball, lagrange, phases
 
 __all__ = [
     "ATTENTION_SETTINGS",
@@ -135,9 +135,7 @@ def theory_benchmark(
     )
     la, ls = 2.0, 1e-4
     ltau = 1.05 * phases.tau_c(la, ls)
-    El, _ = closed_form._grid_block(
-        np.array([la]), np.array([ltau]), ls, 10_000, dtype=np.longdouble
-    )
+    El, _ = lagrange.stream_depth(np.array([la]), np.array([ltau]), ls, 10_000, dtype=np.longdouble)
     out["longdouble_rel_diff"] = float(
         abs(theory.error_at(la, ltau, ls, 10_000) / float(El[0]) - 1)
     )

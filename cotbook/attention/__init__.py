@@ -16,18 +16,34 @@ Modules (each has one job):
 - :mod:`.protocol` -- the authors' released protocol run by this layer, several trials a cell.
 """
 
-from . import grid, layer, protocol, regimes, released, softmax_study, structure, versus_theory
+import importlib
+
+from . import layer
 from .layer import *  # noqa: F403  (the layer's public names are this wing's face)
 from .layer import __all__ as _layer_all
 
-__all__ = [
-    "grid",
-    "layer",
-    "protocol",
-    "regimes",
-    "released",
-    "softmax_study",
-    "structure",
-    "versus_theory",
-    *_layer_all,
-]
+# imported on first use, so that a study's import closure (the producers of its record) holds
+# the modules it computes with and no others: the Figure 2 grid does not import the theory
+# (cotbook.book.results.import_closure reads this table)
+_LAZY = {
+    "grid": "cotbook.attention.grid",
+    "protocol": "cotbook.attention.protocol",
+    "regimes": "cotbook.attention.regimes",
+    "released": "cotbook.attention.released",
+    "softmax_study": "cotbook.attention.softmax_study",
+    "structure": "cotbook.attention.structure",
+    "versus_theory": "cotbook.attention.versus_theory",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return importlib.import_module(_LAZY[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])
+
+
+__all__ = ["layer", *_LAZY, *_layer_all]

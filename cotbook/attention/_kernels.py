@@ -35,7 +35,7 @@ def _threads(rows):
     :data:`PARALLEL_ROWS` up, else one.  numba's OpenMP layer sets the process's OpenMP thread
     count with its own and torch reads that count, so torch's count is put back after: a
     caller that keeps torch on one thread (a serial unit,
-    :func:`cotbook.book.execution.one_thread_libraries`) rounds as a one-thread worker does."""
+    :func:`cotbook._threads.one_thread_unit`) rounds as a one-thread worker does."""
     torch_threads = torch.get_num_threads()
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS if rows >= PARALLEL_ROWS else 1)
     try:

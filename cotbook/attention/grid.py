@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .. import _checks
+from .._threads import one_thread_unit
 from . import layer
 
 __all__ = [
@@ -278,6 +279,7 @@ def train_and_evaluate(configs, t_max) -> dict:
     return runs
 
 
+@one_thread_unit
 def run_unit(spec, unit) -> dict:
     """Train and evaluate one unit of ``spec`` (a :class:`GridSpec` or
     :class:`SensitivitySpec`).  Returns a JSON-ready ``{"runs": [[config dict, run], ...],

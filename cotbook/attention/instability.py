@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _checks
+from .._threads import one_thread_unit
 from ..simulation import pretrain, simulate
 from ..theory import phases
 from . import layer
@@ -229,6 +230,7 @@ def _simplified_cell(spec, L, M, D, sigma2, *, curves=True) -> dict:
     return out | {"E_mean": E.mean(axis=0).tolist(), "E_median": np.median(E, axis=0).tolist()}
 
 
+@one_thread_unit
 def run_unit(spec: InstabilitySpec, unit) -> dict:
     """One unit of :meth:`InstabilitySpec.units`, JSON-ready, with its wall-clock seconds."""
     if unit not in spec.units():

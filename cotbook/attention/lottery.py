@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from .. import _checks
+from .._threads import one_thread_unit
 from . import grid, layer, protocol, softmax_study
 
 __all__ = [
@@ -222,6 +223,7 @@ def from_record(data, depths, carry_depth) -> SetSummary:
     )
 
 
+@one_thread_unit
 def run_unit(spec, unit) -> dict:
     """Train the spec's model and evaluate it on every test set: per set and depth ``t =
     0..t_max``, the mean and median over the set's tasks and :func:`carriers` of half the

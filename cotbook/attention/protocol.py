@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _checks
+from .._threads import one_thread_unit
 from . import grid, layer
 
 __all__ = [
@@ -234,6 +235,7 @@ def _after_overflow(run, where) -> dict:
     return run
 
 
+@one_thread_unit
 def run_unit(spec, unit) -> dict:
     """Train and evaluate one unit (:func:`cotbook.attention.grid.train_and_evaluate`):
     ``{"runs": [[config dict, run], ...], "seconds": ...}``, an error beyond float64 kept as

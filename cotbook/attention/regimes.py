@@ -11,9 +11,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _checks, theory
+from .. import _checks
 from ..simulation import simulate
-from ..theory import phases
+from ..theory import closed_form, phases
 from . import layer
 
 __all__ = [
@@ -388,7 +388,7 @@ def _late_decades(spec, mean, measured) -> dict:
     for i, L in enumerate(spec.Ls):
         if measured[i][-1] != "decay" or M <= D:
             continue
-        curve = theory.error_curve(L / D, M / D, 0.0, T)
+        curve = closed_form.ridgeless_curve(L / D, M / D, 0.0, T)
         reference = float(np.log10(curve[T // 2] / curve[T]))
         if reference > 0:
             out[L] = (float(np.log10(mean[i, -1, T // 2] / mean[i, -1, T])), reference)

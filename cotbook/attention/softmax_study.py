@@ -39,6 +39,7 @@ import numpy as np
 import torch
 
 from .. import _checks
+from .._threads import one_thread_unit
 from . import layer, regimes
 from .grid import _settings, _split
 
@@ -610,6 +611,7 @@ def _measure(config, params, losses, spec) -> dict:
     }
 
 
+@one_thread_unit
 def run_unit(spec, unit) -> dict:
     """Train and measure one unit of ``spec`` (:class:`SoftmaxSpec`): JSON-ready ``{"runs":
     [[config dict, measurements], ...], "seconds": wall clock}`` (measurements as listed in

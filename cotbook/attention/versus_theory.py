@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _checks, theory
-from ..theory import phases
+from .. import _checks
+from ..theory import closed_form, phases
 from . import regimes
 
 __all__ = [
@@ -58,7 +58,7 @@ def theory_curve(L, M, D, t_max) -> np.ndarray:
     if M <= D:
         raise ValueError(f"M must be an integer > D = {D} (ridgeless theory), got {M}")
     t_max = _checks.nonneg_int("t_max", t_max)
-    return E0_VARIANCE * theory.error_curve(L / D, M / D, 0.0, t_max)
+    return E0_VARIANCE * closed_form.ridgeless_curve(L / D, M / D, 0.0, t_max)
 
 
 def theory_floor(L, M, D) -> float:

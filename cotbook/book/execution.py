@@ -4,7 +4,8 @@
 outcome as it finishes, in whatever order the units finish:
 
 - no flags: **serial**, in this process, one unit after another: the numba kernels use every
-  core, BLAS and torch one thread (:func:`one_thread_libraries`);
+  core, BLAS and torch one thread (each study's ``run_unit`` sees to that itself,
+  :func:`cotbook._threads.one_thread_unit`, so its bytes do not depend on who calls it);
 - ``workers=N``: a local Dask cluster of ``N`` worker processes, one thread each;
 - ``scheduler=ADDRESS``: a running Dask scheduler (``dask scheduler`` and ``dask worker``, or
   dask-jobqueue on SLURM/PBS); the connection is made, or refused naming the address, within
@@ -14,8 +15,8 @@ On a cluster every unit computes on one thread: the worker processes start with 
 variables of numba, OpenMP (torch) and BLAS set to 1 (:data:`ONE_THREAD`; on a running
 cluster through its nannies, which restart their workers once).  The numba kernels give
 the same bits on any number of threads (tested), so a serial run lets them use every core;
-BLAS and torch reductions over large arrays do not, so a serial run keeps those on one thread
-too (numba's OpenMP layer sets the OpenMP thread count that torch reads, so each kernel puts
+BLAS and torch reductions over large arrays do not, so every unit keeps those on one thread
+(numba's OpenMP layer sets the OpenMP thread count that torch reads, so each kernel puts
 torch's count back after it runs, in ``cotbook.attention._kernels``).
 
 A unit is tried at most twice (:data:`TRIES`): a unit that raises is retried once (Dask's
@@ -31,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import sys
+import threading
 import traceback
 import uuid
 from dataclasses import dataclass
@@ -39,12 +40,11 @@ from dataclasses import dataclass
 import dask
 from distributed import Client, LocalCluster, as_completed
 from distributed.diagnostics.plugin import Environ
-from threadpoolctl import threadpool_limits
 
 from .. import _checks
 from . import results
 
-__all__ = ["CONNECT_TIMEOUT_S", "TRIES", "ONE_THREAD", "one_thread_libraries", "Outcome", "Engine", "serial", "open_engine"]
+__all__ = ["CONNECT_TIMEOUT_S", "TRIES", "ONE_THREAD", "Outcome", "Engine", "serial", "open_engine"]
 
 CONNECT_TIMEOUT_S = 10
 TRIES = 2
@@ -54,24 +54,6 @@ ONE_THREAD = {
     var: "1"
     for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 }
-
-
-@contextlib.contextmanager
-def one_thread_libraries():
-    """BLAS (through threadpoolctl) and torch, if imported, on one thread inside; restored
-    after.  What a cluster worker's :data:`ONE_THREAD` does, for a unit run in this process:
-    their reductions over large arrays round differently on another thread count.  numba
-    keeps its threads (its kernels give the same bits on any count)."""
-    torch = sys.modules.get("torch")  # the attention units import it with their module
-    threads = None if torch is None else torch.get_num_threads()
-    with threadpool_limits(1, user_api="blas"):
-        if torch is not None:
-            torch.set_num_threads(1)
-        try:
-            yield
-        finally:
-            if torch is not None:
-                torch.set_num_threads(threads)
 
 
 @dataclass(frozen=True)
@@ -119,8 +101,7 @@ class Engine:
         for unit in units:
             for _ in range(TRIES):
                 try:
-                    with one_thread_libraries():
-                        result = run_unit(spec, unit)
+                    result = run_unit(spec, unit)
                 except Exception as exc:  # noqa: BLE001 - a failed unit is reported, not fatal
                     error = _error(exc)
                     continue
@@ -196,20 +177,38 @@ def _local_client(workers):
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=":0",  # any free port: no clash with another cluster
+            # any free port (no clash with another cluster), on this machine only
+            dashboard_address="127.0.0.1:0",
             silence_logs=logging.ERROR,
         )
     return Client(cluster)
 
 
 def _remote_client(address):
-    try:
-        client = Client(address, timeout=CONNECT_TIMEOUT_S)
-    except (OSError, TimeoutError) as err:
+    """A client of the scheduler at ``address``, connected within :data:`CONNECT_TIMEOUT_S`
+    seconds of wall-clock time, or ``ValueError`` naming the address.  Dask's own timeout
+    covers the TCP connection only: a listener that accepts and never answers held the
+    handshake for minutes, and a server of another protocol could make it read a garbage frame
+    length.  So the whole connection runs in a daemon thread under a hard deadline, and any
+    error it meets is reported as unreachable."""
+    found = {}
+
+    def connect():
+        try:
+            found["client"] = Client(address, timeout=CONNECT_TIMEOUT_S)
+        except BaseException as err:  # noqa: BLE001 - reported below, naming the address
+            found["error"] = f"{type(err).__name__}: {err}"
+
+    thread = threading.Thread(target=connect, name="cotbook-connect", daemon=True)
+    thread.start()
+    thread.join(CONNECT_TIMEOUT_S)
+    if "client" not in found:
+        why = found.get("error", "no answer")
         raise ValueError(
-            f"scheduler {address!r} cannot be reached within {CONNECT_TIMEOUT_S} s ({err}); "
+            f"scheduler {address!r} cannot be reached within {CONNECT_TIMEOUT_S} s ({why}); "
             "start one (`dask scheduler`) or give its address, e.g. tcp://host:8786"
-        ) from None
+        )
+    client = found["client"]
     client.register_plugin(Environ(ONE_THREAD))  # restarts the workers (of nannies) with it
     return client
 

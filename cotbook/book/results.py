@@ -37,9 +37,9 @@ import ast
 import base64
 import datetime
 import fcntl
+import functools
 import hashlib
 import importlib.metadata
-import importlib.util
 import inspect
 import json
 import os
@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
+from . import precompute
 
 __all__ = [
     "SCHEMA",
@@ -90,192 +91,79 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS_DIR = ROOT / "book" / "results"
 SCRATCH_DIR = ROOT / "_build" / "results"
 _LIBRARIES = ("numpy", "scipy", "mpmath", "torch", "numba")
-_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+_THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMBA_NUM_THREADS",
+)
 
 
 @dataclass(frozen=True)
 class ResultSpec:
     """A saved result: its ``name``, the ``scale`` committed to ``book/results/``, the modules
-    whose code produced its numbers, the ``command`` that re-creates it, and whether the book
-    must have it committed (``required``; an optional record is a measurement of the machine
-    it ran on, which a chapter shows when present), and whether its data keep the raw bytes of
-    files (``stored_files``: ``data["files"]``, a list of :func:`stored_file` entries, each
-    re-verified against its git blob id on load)."""
+    whose functions compute it (``roots``), the ``command`` that re-creates it, and whether the
+    book must have it committed (``required``; an optional record is a measurement of the
+    machine it ran on, which a chapter shows when present), and whether its data keep the raw
+    bytes of files (``stored_files``: ``data["files"]``, a list of :func:`stored_file` entries,
+    each re-verified against its git blob id on load).
+
+    Its :attr:`producers` are the import closure of its roots (:func:`import_closure`): every
+    module whose code runs when they are imported, so the record stales on any change of the
+    code its numbers come from, and of no other."""
 
     name: str
     scale: str
-    producers: tuple
+    roots: tuple
     command: str
     required: bool = True
     stored_files: bool = False
 
+    @functools.cached_property
+    def producers(self) -> tuple:
+        """The modules whose code the record's :func:`source_hash` covers."""
+        return import_closure(*self.roots)
 
-_ATTENTION = ("cotbook.attention.layer", "cotbook.attention._kernels", "cotbook.attention.grid")
-# the lambda = 0 engine: closed_form and every module it runs (a change in any stales a record)
-_THEORY_ENGINE = (
-    "cotbook.theory.closed_form",
-    "cotbook.theory.contour",
-    "cotbook.theory._recurrences",
-    "cotbook.theory.domain",
-)
-_SIMULATION = (
-    "cotbook.tasks",
-    "cotbook.simulation.pretrain",
-    "cotbook.simulation.simulate",
-    "cotbook.simulation.finite_size",
-    *_THEORY_ENGINE,
-)
-# the theory wing: importing any theory module runs cotbook.theory's __init__, which imports
-# these (the import closure, :func:`import_closure`; a test keeps the records below in step)
-_THEORY_WING = (
-    "cotbook",
-    "cotbook._checks",
-    "cotbook.tasks",
-    "cotbook.theory",
-    "cotbook.theory._recurrences",
-    "cotbook.theory._torus",
-    "cotbook.theory.asymptotics",
-    "cotbook.theory.closed_form",
-    "cotbook.theory.contour",
-    "cotbook.theory.derivation",
-    "cotbook.theory.domain",
-    "cotbook.theory.numerics",
-    "cotbook.theory.overview",
-    "cotbook.theory.phases",
-    "cotbook.theory.saturation",
-    "cotbook.theory.scaling",
-)
-#: The chapter studies of :mod:`cotbook.book.precomputed`, with the modules that compute them;
-#: each record's producers are their import closure.
-PRECOMPUTED_ROOTS = {
-    "stopping_maps": ("cotbook.theory.stopping",),
-    "ridge_depths": (
-        "cotbook.theory.derivation",
-        "cotbook.theory.upturn",
-        "cotbook.simulation.simulate",
-    ),
-    "optimal_depths": ("cotbook.theory.scaling",),
-    "saturation_approach": ("cotbook.theory.saturation",),
-    "attention_structure": ("cotbook.attention.structure",),
-}
-_PRECOMPUTED_PRODUCERS = {
-    "stopping_maps": tuple(sorted((*_THEORY_WING, "cotbook.theory.stopping"))),
-    # the closed system and the simulations it is set against
-    "ridge_depths": tuple(
-        sorted(
-            (
-                *_THEORY_WING,
-                "cotbook.theory.upturn",
-                "cotbook.simulation",
-                "cotbook.simulation.finite_size",
-                "cotbook.simulation.model",
-                "cotbook.simulation.pretrain",
-                "cotbook.simulation.simulate",
-            )
-        )
-    ),
-    "optimal_depths": _THEORY_WING,
-    "saturation_approach": _THEORY_WING,
-    # the attention wing imports the simulation and the theory wings
-    "attention_structure": (
-        "cotbook",
-        "cotbook._checks",
-        "cotbook.attention",
-        "cotbook.attention._kernels",
-        "cotbook.attention.grid",
-        "cotbook.attention.layer",
-        "cotbook.attention.protocol",
-        "cotbook.attention.regimes",
-        "cotbook.attention.released",
-        "cotbook.attention.softmax_study",
-        "cotbook.attention.structure",
-        "cotbook.attention.versus_theory",
-        "cotbook.simulation",
-        "cotbook.simulation.finite_size",
-        "cotbook.simulation.model",
-        "cotbook.simulation.pretrain",
-        "cotbook.simulation.simulate",
-        *_THEORY_WING[2:],
-    ),
-}
+
+#: The chapter studies of :mod:`cotbook.book.precomputed`, with the modules that compute them.
+PRECOMPUTED_ROOTS = {name: (f"{precompute.__name__}.{name}",) for name in precompute.NAMES}
+
+
+def _experiment(name, scale, root, only, **kwargs):
+    command = f"python -m cotbook experiments --scale {scale} --only {only}"
+    return ResultSpec(name, scale, (root,), command, **kwargs)
+
+
 RESULTS = {
     spec.name: spec
     for spec in (
         *(
-            ResultSpec(n, "paper", producers, f"python -m cotbook precompute --only {n}")
-            for n, producers in _PRECOMPUTED_PRODUCERS.items()
+            ResultSpec(n, "paper", roots, f"python -m cotbook precompute --only {n}")
+            for n, roots in PRECOMPUTED_ROOTS.items()
+        ),
+        _experiment("attention_grid", "paper", "cotbook.attention.grid", "grid"),
+        _experiment("attention_sensitivity", "paper", "cotbook.attention.grid", "sensitivity"),
+        _experiment(
+            "attention_instability", "paper", "cotbook.attention.instability", "instability"
+        ),
+        _experiment(
+            "authors_protocol", "paper", "cotbook.attention.protocol", "protocol", required=False
+        ),
+        _experiment(
+            "authors_recheck", "paper", "cotbook.attention.recheck", "recheck", required=False
+        ),
+        _experiment("authors_lottery", "book", "cotbook.attention.lottery", "lottery"),
+        _experiment("attention_softmax", "paper", "cotbook.attention.softmax_study", "softmax"),
+        ResultSpec(
+            "attention_benchmark", "paper", ("cotbook.bench",), "python -m cotbook bench attention"
         ),
         ResultSpec(
-            "attention_grid", "paper", _ATTENTION, "python -m cotbook experiments --scale paper --only grid"
-        ),
-        ResultSpec(
-            "attention_sensitivity",
-            "paper",
-            _ATTENTION,
-            "python -m cotbook experiments --scale paper --only sensitivity",
-        ),
-        ResultSpec(
-            "attention_instability",
-            "paper",
-            (
-                "cotbook.attention.layer",
-                "cotbook.attention._kernels",
-                "cotbook.attention.instability",
-                "cotbook.tasks",
-                "cotbook.simulation.pretrain",
-                "cotbook.simulation.simulate",
-                "cotbook.theory.phases",
-                *_THEORY_ENGINE,
-            ),
-            "python -m cotbook experiments --scale paper --only instability",
-        ),
-        ResultSpec(
-            "authors_protocol",
-            "paper",
-            (*_ATTENTION, "cotbook.attention.protocol"),
-            "python -m cotbook experiments --scale paper --only protocol",
-            required=False,
-        ),
-        ResultSpec(
-            "authors_recheck",
-            "paper",
-            (*_ATTENTION, "cotbook.attention.protocol", "cotbook.attention.recheck"),
-            "python -m cotbook experiments --scale paper --only recheck",
-            required=False,
-        ),
-        ResultSpec(
-            "authors_lottery",
-            "book",
-            (
-                *_ATTENTION,
-                "cotbook.attention.protocol",
-                "cotbook.attention.softmax_study",
-                "cotbook.attention.lottery",
-            ),
-            "python -m cotbook experiments --scale book --only lottery",
-        ),
-        ResultSpec(
-            "attention_softmax",
-            "paper",
-            (*_ATTENTION, "cotbook.attention.softmax_study"),
-            "python -m cotbook experiments --scale paper --only softmax",
-        ),
-        ResultSpec(
-            "attention_benchmark",
-            "paper",
-            (*_ATTENTION, "cotbook.bench"),
-            "python -m cotbook bench attention",
-        ),
-        ResultSpec(
-            "theory_benchmark",
-            "paper",
-            ("cotbook.bench", "cotbook.theory.ball", *_THEORY_WING),
-            "python -m cotbook bench theory",
+            "theory_benchmark", "paper", ("cotbook.bench",), "python -m cotbook bench theory"
         ),
         ResultSpec(
             "engine_scaling",
             "paper",
-            (*_ATTENTION, "cotbook.book.execution", "cotbook.book.runner", "cotbook.book.scaling"),
+            ("cotbook.book.scaling",),
             "python -m cotbook bench scaling",
             required=False,
         ),
@@ -287,30 +175,24 @@ RESULTS = {
             stored_files=True,
         ),
         ResultSpec(
-            "theory_explorer",
-            "paper",
-            (
-                *_THEORY_ENGINE,
-                "cotbook.theory.phases",
-                "cotbook.theory.asymptotics",
-                "cotbook.theory.overview",
-                "cotbook.book.explorer",
-            ),
-            "python -m cotbook explorer",
+            "theory_explorer", "paper", ("cotbook.book.explorer",), "python -m cotbook explorer"
         ),
         ResultSpec(
             "theory_accuracy",
             "paper",
-            (*_THEORY_ENGINE, "cotbook.theory.phases", "cotbook.theory.numerics"),
+            ("cotbook.theory.numerics",),
             "python -m cotbook bench accuracy",
         ),
         ResultSpec(
-            "theory_vs_simulation", "paper", _SIMULATION, "python -m cotbook simulate --scale paper"
+            "theory_vs_simulation",
+            "paper",
+            ("cotbook.simulation.finite_size",),
+            "python -m cotbook simulate --scale paper",
         ),
         ResultSpec(
             "theory_vs_simulation_precision",
             "precision",
-            _SIMULATION,
+            ("cotbook.simulation.finite_size",),
             "python -m cotbook simulate --scale precision",
         ),
     )
@@ -331,12 +213,30 @@ def _spec(name) -> ResultSpec:
 # --------------------------------------------------------------------------------------------
 # provenance
 # --------------------------------------------------------------------------------------------
+def _source(module):
+    """``(file, is_package)`` of a ``cotbook`` module, found on disk without importing it (a
+    parent package's ``__init__`` may import torch), or ``(None, False)``."""
+    path = ROOT.joinpath(*module.split("."))
+    if (path / "__init__.py").is_file():
+        return path / "__init__.py", True
+    if path.with_suffix(".py").is_file():
+        return path.with_suffix(".py"), False
+    return None, False
+
+
 def _code_of(module) -> str:
     """The module's code without docstrings, comments or layout (``ast.dump``)."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.origin is None:
+    source, _ = _source(module)
+    if source is None:
         raise ValueError(f"module {module!r} not found")
-    tree = ast.parse(Path(spec.origin).read_text())
+    stat = source.stat()
+    return _code_of_file(source, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _code_of_file(source, mtime_ns, size) -> str:
+    """:func:`_code_of` for one version of a file (its time and size are part of the key)."""
+    tree = ast.parse(source.read_text())
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (
@@ -378,8 +278,12 @@ def import_closure(*modules) -> tuple:
 
     Static: each ``import`` and ``from ... import`` anywhere in a module's code (relative or
     absolute, inside functions too) is followed, with the packages whose ``__init__`` runs on
-    the way; a name imported from a package counts when it is a submodule.  A record whose
-    producers are this closure stales on any change of the code its numbers come from.
+    the way; a name imported from a package counts when it is a submodule.  A package whose
+    names are imported on first use lists them in a ``_LAZY`` table (name -> module): a name
+    imported from it counts its module, and a module that binds the package itself (``from
+    .. import theory``, ``import cotbook``) counts every module of its table, since any of
+    them may be reached as an attribute.  A record whose producers are this closure stales on
+    any change of the code its numbers come from.
     """
     seen: set[str] = set()
     todo = list(modules)
@@ -387,17 +291,64 @@ def import_closure(*modules) -> tuple:
         name = todo.pop()
         if name in seen or not (name == "cotbook" or name.startswith("cotbook.")):
             continue
-        path = ROOT.joinpath(*name.split("."))
-        is_package = (path / "__init__.py").is_file()
-        source = path / "__init__.py" if is_package else path.with_suffix(".py")
-        if not source.is_file():
+        source, is_package = _source(name)
+        if source is None:
             continue  # an attribute imported from a package, not a module
         seen.add(name)
         todo.extend(".".join(name.split(".")[:k]) for k in range(1, name.count(".") + 1))
-        for node in ast.walk(ast.parse(source.read_text())):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                todo.extend(_module_names(node, name, is_package))
+        stat = source.stat()
+        todo.extend(_imports(name, is_package, source, stat.st_mtime_ns, stat.st_size))
     return tuple(sorted(seen))
+
+
+@functools.cache
+def _imports(name, is_package, source, mtime_ns, size) -> tuple:
+    """The module names one module's import statements may load (parsed once per version of
+    its file: the file's time and size are part of the key)."""
+    out = []
+    for node in ast.walk(ast.parse(source.read_text())):
+        if isinstance(node, ast.Import):
+            for alias in node.names:  # binds the package and every package on its path
+                parts = alias.name.split(".")
+                out.append(alias.name)
+                for k in range(1, len(parts) + 1):
+                    out.extend(_lazy(".".join(parts[:k])).values())
+        elif isinstance(node, ast.ImportFrom):
+            stem, *names = _module_names(node, name, is_package)
+            out.append(stem)
+            table = _lazy(stem)
+            for alias, full in zip(node.names, names, strict=True):
+                out.append(full)
+                if alias.name in table:  # loaded by the package's __getattr__
+                    out.append(table[alias.name])
+                out.extend(_lazy(full).values())  # a package bound by name: all of its table
+    return tuple(out)
+
+
+def _lazy(package) -> dict:
+    """The ``_LAZY`` table (name -> module) of a ``cotbook`` package, ``{}`` if none."""
+    source, is_package = _source(package) if package.startswith("cotbook") else (None, False)
+    if source is None or not is_package:
+        return {}
+    stat = source.stat()
+    return _lazy_table(source, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.cache
+def _lazy_table(source, mtime_ns, size) -> dict:
+    for node in ast.parse(source.read_text()).body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id == "_LAZY":
+            table = ast.literal_eval(node.value)
+            if not (
+                isinstance(table, dict)
+                and all(isinstance(v, str) and v.startswith("cotbook.") for v in table.values())
+            ):
+                raise ValueError(f"{source}: _LAZY must be a literal dict name -> cotbook module")
+            return table
+    return {}
 
 
 def default_config(function) -> dict:
@@ -427,7 +378,9 @@ def code_info(producers=()) -> dict:
     commit = _git("rev-parse", "HEAD")
     dirty = None
     if commit is not None:
-        status = _git("status", "--porcelain", "--", "cotbook", "pyproject.toml", "requirements.txt")
+        status = _git(
+            "status", "--porcelain", "--", "cotbook", "pyproject.toml", "requirements.txt"
+        )
         dirty = bool(status)
     return {
         "version": __version__,
@@ -437,8 +390,45 @@ def code_info(producers=()) -> dict:
     }
 
 
+#: the vector instruction sets whose presence changes how float32 training kernels round
+#: (torch and numba pick their code paths by them), as Linux's /proc/cpuinfo names them
+VECTOR_FLAGS = ("avx2", "fma", "avx512f")
+
+
+def cpu() -> dict:
+    """This machine's CPU: ``{"model": name, "vector": [flags present]}`` from Linux's
+    /proc/cpuinfo (``vector`` is ``None`` where it cannot be read).  Records carry it: the
+    attention studies' float32 training gives other bits on another instruction set."""
+    found = {}
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text(errors="replace").splitlines():  # the first CPU's lines
+            key, _, value = (part.strip() for part in line.partition(":"))
+            if key in ("model name", "flags") and key not in found:
+                found[key] = value
+            if len(found) == 2:
+                break
+    flags = found.get("flags")
+    return {
+        "model": found.get("model name") or platform.processor() or platform.machine(),
+        "vector": None if flags is None else [f for f in VECTOR_FLAGS if f in flags.split()],
+    }
+
+
+def cpu_text(info) -> str:
+    """A CPU as :func:`cpu` describes it, in words: ``"AMD EPYC (avx2, fma)"``; ``"not
+    recorded"`` for ``None`` (a record written before records carried their CPU)."""
+    if info is None:
+        return "not recorded"
+    vector = info["vector"]
+    if vector is None:
+        return info["model"]
+    return f"{info['model']} ({', '.join(vector) or 'no AVX2'})"
+
+
 def environment(**extra) -> dict:
-    """Python, platform, library versions and thread counts of this process (plus ``extra``)."""
+    """Python, platform, CPU (:func:`cpu`), library versions and thread counts of this
+    process (plus ``extra``)."""
     versions = {}
     for lib in _LIBRARIES:
         try:
@@ -456,6 +446,7 @@ def environment(**extra) -> dict:
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "cpu": cpu(),
         "libraries": versions,
         "threads": threads,
         **extra,
@@ -510,7 +501,8 @@ class Record:
         commit = self.code["commit"]
         if commit is None:
             return f"cotbook {self.code['version']} (no git)"
-        return f"cotbook {self.code['version']} (git {commit[:7]}{'+dirty' if self.code['dirty'] else ''})"
+        dirty = "+dirty" if self.code["dirty"] else ""
+        return f"cotbook {self.code['version']} (git {commit[:7]}{dirty})"
 
 
 def _path(name: str, directory) -> Path:
@@ -876,7 +868,9 @@ def add_data_hash(path) -> bool:
 # checkpoints of long runs
 # --------------------------------------------------------------------------------------------
 def _slug(unit: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", unit) + "-" + hashlib.sha1(unit.encode()).hexdigest()[:8]
+    return (
+        re.sub(r"[^A-Za-z0-9_.=-]+", "_", unit) + "-" + hashlib.sha1(unit.encode()).hexdigest()[:8]
+    )
 
 
 class CheckpointError(ValueError):

@@ -7,9 +7,10 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import platform
-from pathlib import Path
 
 from cotbook import __version__
+
+from . import results
 
 __all__ = ["LIBRARIES", "environment_rows"]
 
@@ -26,16 +27,6 @@ LIBRARIES = (
     "sphinx",
     "nbval",
 )
-
-
-def _processor() -> str:
-    """The CPU's model name (Linux's /proc/cpuinfo), else what :mod:`platform` knows."""
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.is_file():
-        for line in cpuinfo.read_text(errors="replace").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or platform.machine()
 
 
 def _cores() -> int:
@@ -64,7 +55,8 @@ def _device() -> str:
 
 def environment_rows() -> list[tuple[str, str]]:
     """``(what, value)`` rows describing this process's machine: the cotbook version (every
-    page's footer gives the commit), Python, the operating system, processor, usable cores, memory, compute device (what
+    page's footer gives the commit), Python, the operating system, processor (its vector
+    instruction sets too), usable cores, memory, compute device (what
     :func:`cotbook.attention.layer.device` would use) and the version of each of
     :data:`LIBRARIES` (``"not installed"`` where one is missing).
 
@@ -78,7 +70,7 @@ def environment_rows() -> list[tuple[str, str]]:
         ("cotbook", __version__),
         ("Python", platform.python_version()),
         ("system", platform.platform()),
-        ("processor", _processor()),
+        ("processor", results.cpu_text(results.cpu())),
         ("cores", str(_cores())),
         ("memory", _memory()),
         ("device", _device()),

@@ -7,6 +7,7 @@ Each function returns a :class:`Study`; its ``caption`` is what the chapter prin
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -33,8 +34,12 @@ __all__ = [
     "theory_benchmark",
     "CostRow",
     "run_costs",
+    "CommandCost",
+    "command_costs",
     "ScalingRow",
     "scaling",
+    "ScalingMeasured",
+    "scaling_measured",
 ]
 
 
@@ -359,6 +364,54 @@ def run_costs() -> list[CostRow]:
     return rows
 
 
+class CommandCost(NamedTuple):
+    """What the run that wrote one committed record cost (:func:`command_costs`)."""
+
+    command: str
+    record: str
+    work_min: float
+    """Its units' times summed (each on one core; the whole run's where it has no units)."""
+    wall_min: float | None
+    """Wall-clock of the run that finished it (``None``: the same as ``work_min``)."""
+    engine: str
+    written_by: str
+    cpu: str
+    """The CPU it ran on (model and vector instruction sets), or ``"not recorded"``."""
+
+    @property
+    def where(self) -> str:
+        """The engine in a word or two: ``"serial"``, ``"2 workers"``, ``"Dask scheduler"``."""
+        local = re.match(r"local Dask cluster, (\d+) worker", self.engine)
+        if local:
+            return f"{local.group(1)} workers"
+        return "serial" if self.engine.startswith("serial") else self.engine.split(" tcp")[0]
+
+
+def command_costs() -> list[CommandCost]:
+    """One row per committed record, in :data:`cotbook.book.results.RESULTS` order: the
+    command that writes it and what the run that wrote it cost, read from the record's
+    timings and environment (records not saved are left out)."""
+    rows = []
+    for name, spec in results.RESULTS.items():
+        record = results.load(name)
+        if record is None:
+            continue
+        timings = record.timings_s
+        wall = timings.get("this_session")
+        rows.append(
+            CommandCost(
+                spec.command.removeprefix("python -m cotbook "),
+                name,
+                timings.get("total", sum(timings.values())) / 60,
+                None if wall is None else wall / 60,
+                record.environment.get("engine", "serial, in this process"),
+                record.written_by(),
+                results.cpu_text(record.environment.get("cpu")),
+            )
+        )
+    return rows
+
+
 class ScalingRow(NamedTuple):
     """The Figure 2 grid on one engine: measured wall-clock (``None`` where not run) and the
     wall-clock predicted from one-thread unit costs (:func:`~cotbook.book.scaling.makespan`
@@ -411,3 +464,39 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
         f"measured (warm numba cache)"
     )
     return rows, caption(record.scale, origin, describe, record)
+
+
+class ScalingMeasured(NamedTuple):
+    """What the ``engine_scaling`` record measured, as the running chapter quotes it."""
+
+    minutes: dict
+    """Wall-clock of each run (``"serial"``, ``"workers=1"``, ``"workers=2"``), minutes."""
+    unit_minutes: dict
+    """Each run's units summed, minutes."""
+    speedup: dict
+    """``"workers=1 / workers=2"`` and ``"serial / workers=2"``: ratios of wall-clocks."""
+    identical: bool
+    """Whether every run saved byte-identical data."""
+    same_as_grid_record: bool
+    """Whether those data are the committed ``attention_grid`` record's (same SHA-256)."""
+    written_by: str
+    """The code that wrote the record (:meth:`~cotbook.book.results.Record.written_by`)."""
+
+
+def scaling_measured() -> ScalingMeasured | None:
+    """The ``engine_scaling`` record's measurements (``None`` without one): the numbers the
+    running chapter glues into its text, so that none of them is typed by hand."""
+    record = results.load("engine_scaling")
+    if record is None:
+        return None
+    runs = record.data["runs"]
+    grid_record = results.load("attention_grid")
+    return ScalingMeasured(
+        minutes={k: r["wall_s"] / 60 for k, r in runs.items()},
+        unit_minutes={k: sum(r["unit_seconds"].values()) / 60 for k, r in runs.items()},
+        speedup=dict(record.data["speedup"]),
+        identical=bool(record.data["identical"]),
+        same_as_grid_record=grid_record is not None
+        and all(r["data_sha256"] == grid_record.data_sha256 for r in runs.values()),
+        written_by=record.written_by(),
+    )

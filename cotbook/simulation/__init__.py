@@ -6,9 +6,25 @@ Modules (each has one job):
 - :mod:`.pretrain`    -- the ridge objective and its minimiser A* = B C^{-1} (Eq. loss).
 - :mod:`.simulate`    -- finite-D test error E_t of the pretrained model (Eq. generalization trace).
 - :mod:`.finite_size` -- theory against simulation: the Appendix E study, unit by unit.
+- :mod:`.first_step`  -- one CoT step at finite D, averaged exactly over the test prompt (the
+  check of :mod:`cotbook.theory.finite_d`; imported by name, not on this face).
 """
 
-from . import finite_size, model, pretrain, simulate
+import importlib
+
+from . import model, pretrain, simulate
 from .simulate import SimulatedCurve, simulated_curve
+
+# :mod:`.finite_size` (which imports the theory) is imported on first use, so that a
+# simulation's import closure (the producers of its record) holds no theory
+# (cotbook.book.results.import_closure reads this table)
+_LAZY = {"finite_size": "cotbook.simulation.finite_size"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return importlib.import_module(_LAZY[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["finite_size", "model", "pretrain", "simulate", "SimulatedCurve", "simulated_curve"]

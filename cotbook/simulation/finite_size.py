@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks, theory
-from ..theory import phases
+from .. import _checks
+from .._threads import one_thread_unit
+from ..theory import closed_form, phases
 from . import simulate
 
 __all__ = [
@@ -150,6 +151,7 @@ def _seed(seed, panel_index, D):
     return int(np.random.SeedSequence([seed, panel_index, D]).generate_state(1)[0])
 
 
+@one_thread_unit
 def run_unit(spec: SimulationSpec, unit) -> dict:
     """Simulate one panel at one ``D`` (``unit = "<panel>/D=<D>"``).  Returns a JSON-ready
     ``{"mean", "sem", "per_trial", "seconds"}``.  Panel ``k`` (its position in :func:`panels`)
@@ -191,7 +193,7 @@ def assemble(spec: SimulationSpec, results) -> tuple[dict, dict]:
         regime: {
             "alpha": a,
             "tau": tau,
-            "theory": theory.error_curve(a, tau, spec.sigma2, spec.t_max).tolist(),
+            "theory": closed_form.ridgeless_curve(a, tau, spec.sigma2, spec.t_max).tolist(),
             "sims": {},
         }
         for regime, (a, tau) in panels(spec.sigma2).items()
@@ -266,8 +268,8 @@ def noise_reading_table(t_max, sigma2_a=SIGMA2, sigma2_b=1e-2):
     each reading."""
     rows = []
     for regime, (alpha, tau) in panels(sigma2_a).items():
-        a = theory.error_curve(alpha, tau, sigma2_a, t_max)
-        b = theory.error_curve(alpha, tau, sigma2_b, t_max)
+        a = closed_form.ridgeless_curve(alpha, tau, sigma2_a, t_max)
+        b = closed_form.ridgeless_curve(alpha, tau, sigma2_b, t_max)
         rows.append(
             [
                 regime,

@@ -5,14 +5,22 @@ The face readers use is :func:`error_curve`: ``E_0 .. E_{t_max}`` of Result 1 fo
 ``rtol``) and ``lam > 0`` to the closed order-parameter system of Appendix C.9
 (:mod:`.derivation`).
 
+Every name here is imported on first use (``_LAZY``), so that importing one theory module runs
+only the modules it imports itself: a record computed with :mod:`.phases` does not depend on
+the closed system's code (:func:`cotbook.book.results.import_closure` reads ``_LAZY``, so a
+module that binds this package counts every name in it).
+
 Modules (each has one job):
 
-- :mod:`.closed_form` -- Result 1 at lambda = 0: g, F = m13, the paper's recursion and the
-  certified Lagrange quadratic form (:func:`error_grid`, :func:`error_at`, :func:`errors_at`),
-  with contour integrals through the saddle points for deep depths (:mod:`.contour`).
+- :mod:`.result1`     -- Result 1 at lambda = 0 in closed form: g, F = m13, the h_n series, the
+  paper's own recursion (the reference) and the literal derivative formula.
+- :mod:`.lagrange`    -- the same E_t as a finite quadratic form with a-priori rounding bounds.
+- :mod:`.closed_form` -- the certified lambda = 0 engine: which evaluation answers each depth
+  (:func:`error_grid`, :func:`error_at`, :func:`errors_at`), and when a value is certified.
 - :mod:`.contour`     -- deep depths: contour integrals through the saddle points.
 - :mod:`.ball`        -- an independent rigorous reference: the finite sum in ball arithmetic.
-- :mod:`.domain`      -- the parameter domain every public function checks.
+- :mod:`.domain`      -- the parameter domain every public function checks, and the accuracy
+  arguments with :class:`AccuracyError`.
 - :mod:`.derivation`  -- Appendix C executed step by step; the lambda >= 0 curve.
 - :mod:`.numerics`    -- Appendix D: the fast engine against the paper's recursion.
 - :mod:`.phases`      -- Result 2's regimes, tau_c, decay rates, floors; Theorem 1.
@@ -21,39 +29,55 @@ Modules (each has one job):
 - :mod:`.scaling`     -- Result 3's constants and Result 2's asymptotic fits.
 - :mod:`.saturation`  -- the saturation regime and the claims of Figure 1.
 - :mod:`.stopping`    -- the best finite depth inside saturation and the last crossing of the
-  floor (imported on demand, like :mod:`.upturn`).
+  floor.
 - :mod:`.upturn`      -- where the curve turns up within a horizon: the overthinking boundary
   at any ridge.
+- :mod:`.curve`       -- :func:`error_curve`, the face: ``lam = 0`` to the closed form, ``lam > 0``
+  to the closed system.
 - :mod:`.overview`    -- one point at a glance (:func:`summary`): E_t at chosen depths with
   Results 2 and 3, what ``python -m cotbook theory`` prints.
+- :mod:`.finite_d`    -- the first finite-D correction: c_1, and every c_t as tau -> infinity
+  (imported by name, not on this face until every c_t is derived).
 """
 
 from __future__ import annotations
 
-import functools
+import importlib
 
-from .._checks import nonnegative
-from . import (
-    asymptotics,
-    closed_form,
-    derivation,
-    numerics,
-    overview,
-    phases,
-    saturation,
-    scaling,
-)
-from .closed_form import (
-    RTOL_DEFAULT,
-    TINY,
-    AccuracyError,
-    derivative_formula,
-    g,
-    h_coefficients,
-    m13,
-    negative_singular_root,
-)
-from .overview import Summary
+#: Every public name of the theory wing, with the module that defines it (imported on first use).
+_LAZY = {
+    "error_curve": "cotbook.theory.curve",
+    "LAM_RTOL": "cotbook.theory.curve",
+    "error_at": "cotbook.theory.closed_form",
+    "errors_at": "cotbook.theory.closed_form",
+    "error_grid": "cotbook.theory.closed_form",
+    "RTOL_DEFAULT": "cotbook.theory.closed_form",
+    "TINY": "cotbook.theory.closed_form",
+    "AccuracyError": "cotbook.theory.domain",
+    "summary": "cotbook.theory.overview",
+    "Summary": "cotbook.theory.overview",
+    "g": "cotbook.theory.result1",
+    "m13": "cotbook.theory.result1",
+    "h_coefficients": "cotbook.theory.result1",
+    "derivative_formula": "cotbook.theory.result1",
+    "negative_singular_root": "cotbook.theory.result1",
+    "asymptotics": "cotbook.theory.asymptotics",
+    "ball": "cotbook.theory.ball",
+    "closed_form": "cotbook.theory.closed_form",
+    "contour": "cotbook.theory.contour",
+    "curve": "cotbook.theory.curve",
+    "derivation": "cotbook.theory.derivation",
+    "domain": "cotbook.theory.domain",
+    "lagrange": "cotbook.theory.lagrange",
+    "numerics": "cotbook.theory.numerics",
+    "overview": "cotbook.theory.overview",
+    "phases": "cotbook.theory.phases",
+    "result1": "cotbook.theory.result1",
+    "saturation": "cotbook.theory.saturation",
+    "scaling": "cotbook.theory.scaling",
+    "stopping": "cotbook.theory.stopping",
+    "upturn": "cotbook.theory.upturn",
+}
 
 __all__ = [
     "error_curve",
@@ -73,6 +97,8 @@ __all__ = [
     "negative_singular_root",
     "asymptotics",
     "closed_form",
+    "result1",
+    "lagrange",
     "derivation",
     "numerics",
     "overview",
@@ -81,95 +107,15 @@ __all__ = [
     "scaling",
 ]
 
-@functools.cache
-def _blas_pools():
-    """The process's BLAS thread pools (threadpoolctl), found once, at the first call."""
-    from threadpoolctl import ThreadpoolController
 
-    return ThreadpoolController()
-
-
-def _one_blas_thread():
-    """BLAS on one thread for the duration of a call.
-
-    The engine's BLAS calls are small: on 2 idle cores a second BLAS thread gains nothing even
-    for a 200 x 200 ``error_grid`` (1.16 s either way), while on a busy machine a BLAS pool
-    that waits for cores held by other processes made ``error_curve(2, 3, 0.01, 80)`` take
-    9.8 ms (median) instead of 1.0 ms; on one thread it took 0.94 ms there (issue 32). The
-    pools found once make the limit cost about 20 microseconds (``threadpool_limits``, which
-    looks for them on every call, 2.2 ms). numba's kernels keep their threads."""
-    return _blas_pools().limit(limits=1, user_api="blas")
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(_LAZY[name])
+    value = module if _LAZY[name] == f"{__name__}.{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
 
 
-def _on_one_blas_thread(fn):
-    """``fn`` (a public entry point of the engine) run under :func:`_one_blas_thread`."""
-
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
-        with _one_blas_thread():
-            return fn(*args, **kwargs)
-
-    return call
-
-
-error_at = _on_one_blas_thread(closed_form.error_at)
-errors_at = _on_one_blas_thread(closed_form.errors_at)
-error_grid = _on_one_blas_thread(closed_form.error_grid)
-summary = _on_one_blas_thread(overview.summary)
-
-LAM_RTOL = derivation.RIDGE_RTOL
-"""Default accuracy of the ``lam > 0`` curve, ``error_t <= LAM_RTOL |E_t| + 1e-12`` at every
-depth (:func:`~cotbook.theory.derivation.ridge_curve`; its bound is ``2 nu r^-2t`` from the FFT's
-upper bins, so deep depths on a small torus cannot be certified to many digits)."""
-
-
-@_on_one_blas_thread
-def error_curve(alpha, tau, sigma2, t_max, *, lam=0.0, method="auto", dps=None, rtol=None):
-    """E_0, ..., E_{t_max} of Result 1 as a float64 array of length ``t_max + 1``.
-
-    Parameters
-    ----------
-    alpha : float
-        ``L/D > 0``.
-    tau : float
-        ``M/D``; ``> 1`` when ``lam = 0`` (the ridgeless formula needs ``tau > 1``), ``> 0``
-        otherwise.
-    sigma2 : float
-        Noise variance ``sigma^2 >= 0``.
-    t_max : int
-        Deepest CoT step, ``>= 0``.
-    lam : float
-        Ridge ``lambda >= 0`` of the pretraining loss (``lam/2 |A|^2``).
-    method : str
-        ``lam = 0`` only: ``"auto"`` (certified), ``"recursion"`` (the paper's Appendix D
-        algorithm), ``"lagrange"`` or ``"lagrange_mp"``; see :mod:`cotbook.theory.closed_form`.
-    dps : int, optional
-        Decimal digits of the mpmath methods (``lam = 0`` only).
-    rtol : float, optional
-        Accuracy certified: default 1e-10 for ``lam = 0``, :data:`LAM_RTOL` for ``lam > 0``
-        (there ``error_t <= rtol |E_t| + 1e-12``).  A depth that cannot be certified raises
-        :class:`AccuracyError`.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``E_t`` for ``t = 0 .. t_max`` (``E_0 = 1``).
-
-    Examples
-    --------
-    >>> from cotbook import theory
-    >>> E = theory.error_curve(2.0, 3.0, 0.01, 3)
-    >>> [round(float(x), 6) for x in E]
-    [1.0, 0.500557, 0.281083, 0.199459]
-    """
-    lam = nonnegative("lam", lam)
-    if lam == 0:
-        return closed_form.ridgeless_curve(
-            alpha, tau, sigma2, t_max, method=method, dps=dps, rtol=rtol
-        )
-    if method != "auto":
-        raise ValueError(f"method must be 'auto' when lam > 0, got {method!r}")
-    if dps is not None:
-        raise ValueError(f"dps must be None when lam > 0 (no mpmath path), got {dps!r}")
-    rtol = LAM_RTOL if rtol is None else closed_form._rtol(rtol)
-    return derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, rtol=rtol).E
+def __dir__():
+    return sorted([*globals(), *_LAZY])

@@ -1,7 +1,8 @@
-"""The generating function of the closed system on a torus, compiled (numba).
+"""The closed system's two-point function on a torus, compiled (numba).
 
-``B(x, y) = m13(u(x), v(y)) / ((1 - x)(1 - y))`` (:func:`cotbook.theory.derivation.ridge_curve`)
-at every pair of a row node ``x_i`` and a column node ``y_j``.  The u-sector is known at the row
+``m13(u(x), v(y))``, of which ``B(x, y) = m13 / ((1 - x)(1 - y))`` is the generating function
+of E_t (:func:`cotbook.theory.derivation.ridge_curve`), at every pair of a row node ``x_i`` and
+a column node ``y_j``.  The u-sector is known at the row
 nodes, the v-sector at the column nodes; ``m13`` comes from the linear mixed sector of App. C.9
 (Eq. closed_mixed_summary): its first two equations give ``m13`` and ``m23`` in terms of ``m14``
 and ``m24``, which leaves a 2x2 system solved by Cramer's rule.  One fused loop instead of a
@@ -14,15 +15,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["b_on_torus"]
+__all__ = ["m13_on_torus"]
 
 
 @njit(cache=True)
-def b_on_torus(x, u, m11, m12, m21, m22, y, v, m34, m43, m44, alpha, tau, c, lam, poles):
-    """``B[i, j]`` for row nodes ``x`` (u-sector values ``u, m11, m12, m21, m22`` there) and
-    column nodes ``y`` (v-sector values ``v, m34, m43, m44``); complex arrays.  With ``poles``
-    false, ``m13`` itself (``B`` without the division by ``(1 - x)(1 - y)``)."""
-    n1, n2 = x.shape[0], y.shape[0]
+def m13_on_torus(u, m11, m12, m21, m22, v, m34, m43, m44, alpha, tau, c, lam):
+    """``m13[i, j]`` for row nodes with u-sector values ``u, m11, m12, m21, m22`` and column
+    nodes with v-sector values ``v, m34, m43, m44``; complex arrays."""
+    n1, n2 = u.shape[0], v.shape[0]
     t2 = np.empty(n2, dtype=np.complex128)  # tau / D2
     g = np.empty(n2, dtype=np.complex128)  # v alpha / (1 - v m43)
     for j in range(n2):
@@ -53,5 +53,5 @@ def b_on_torus(x, u, m11, m12, m21, m22, y, v, m34, m43, m44, alpha, tau, c, lam
             m14 = (r1 * a33 - a13 * r3) / det
             m24 = (a11 * r3 - a31 * r1) / det
             m13 = m11[i] + t2[j] * (m14 - c * a * m24)
-            out[i, j] = m13 / ((1 - x[i]) * (1 - y[j])) if poles else m13
+            out[i, j] = m13
     return out

@@ -1,6 +1,6 @@
 """An independent, rigorous reference for single depths: the quadratic form in ball arithmetic.
 
-The finite quadratic form of Result 1 in the Lagrange variables (:mod:`.closed_form`) is exact;
+The finite quadratic form of Result 1 in the Lagrange variables (:mod:`.lagrange`) is exact;
 its trouble in floating point is cancellation, growing like exp(0.014 t) at sigma2 = 0.01.
 Here every operation is done on *balls* (midpoint and radius, python-flint's ``arb``), whose
 radii bound all rounding errors rigorously, at a working precision doubled until the result's
@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from .._checks import nonneg_int, positive
 from . import domain
-from .closed_form import negative_singular_root
+from .result1 import negative_singular_root
 
 __all__ = ["Ball", "ball_error_at"]
 
@@ -36,7 +36,7 @@ class Ball(NamedTuple):
 
 
 def _streamed_form(alpha, tau, sigma2, t, rho):
-    """E_t by the streamed form of ``closed_form._grid_block``, on arb balls (exact inputs)."""
+    """E_t by the streamed form of ``lagrange.stream_depth``, on arb balls (exact inputs)."""
     from flint import arb, arb_poly
 
     al, ta, s2, r = arb(alpha), arb(tau), arb(sigma2), arb(rho)
@@ -74,7 +74,7 @@ def ball_error_at(alpha, tau, sigma2, t, *, rel=1e-15, max_bits=1 << 14) -> Ball
 
     The working precision starts at 128 bits and doubles until the radius is below
     ``rel * |mid|`` (``ValueError`` if ``max_bits`` is not enough).  The Lagrange scaling
-    ``rho = |a_-|`` (:func:`~cotbook.theory.closed_form.negative_singular_root`) is exact in any
+    ``rho = |a_-|`` (:func:`~cotbook.theory.result1.negative_singular_root`) is exact in any
     case; it only makes the cancellation, and so the precision needed, smaller.
 
     Parameters

@@ -38,7 +38,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _checks, tasks
-from . import _torus, closed_form, domain
+from .._threads import on_one_blas_thread
+from . import _torus, domain, result1
 
 __all__ = [
     "Problem",
@@ -63,6 +64,7 @@ __all__ = [
     "RIDGE_RTOL",
     "RIDGE_T_MAX",
     "RIDGE_N_MAX",
+    "R_ABOVE",
     "RidgeCurve",
     "RidgeAccuracyError",
     "ridge_curve",
@@ -635,7 +637,7 @@ def explicit_solution(u, v, alpha, tau, sigma2) -> dict:
     u, v = _check_uv(u, v)
     if u == 0 or v == 0:
         raise ValueError("u and v must be nonzero (m21 is given as u m21 in the paper)")
-    gu, gv = float(closed_form.g(u, alpha, sigma2)), float(closed_form.g(v, alpha, sigma2))
+    gu, gv = float(result1.g(u, alpha, sigma2)), float(result1.g(v, alpha, sigma2))
     r = tau / (tau - 1)
     Delta = alpha - (gu - 1) * (gv - 1) * (1 + (c - 1) / (tau - 1) * (alpha + gu + gv - 1))
     return {
@@ -671,8 +673,10 @@ RIDGE_RTOL = 1e-6
 
 _RADII = tuple(0.95 * 0.9**k for k in range(45))  # 0.95 .. 0.0093: the radius ladder
 _R_BELOW = 0.999  # the bisection's band below |x| = 1 ends here
-_R_ABOVE = 1.03  # and its band beyond |x| = 1 starts here (nearer 1, the poles' removal
-# cancels ~ 1/(r - 1)^2 digits: a torus at r = 1.01 fails the check by round-off)
+R_ABOVE = 1.03
+"""The smallest torus radius beyond ``|x| = 1`` that :func:`ridge_curve` tries: nearer 1,
+removing the poles at 1 cancels about ``1/(r - 1)^2`` digits (a torus at r = 1.01 fails its
+check by round-off)."""
 _R_CAP = 2.0  # the largest radius the bisection above the ladder tries
 _RAY_R = 0.9  # beyond |x| = 1, sectors follow the ray in u to |x| = 0.9, then the x-radius
 _RADIAL_STEPS = 128  # Newton steps along that radial segment
@@ -687,7 +691,8 @@ def _torus_coefficients(p: Point, r, n):
     x = r * np.exp(2j * np.pi * np.arange(n) / n)
     z, U, V = _circle_sectors(p, x)
     with np.errstate(all="ignore"):
-        Bxy = _torus.b_on_torus(x, z, *U, x, z, *V, p.alpha, p.tau, p.c, p.lam, True)
+        F = _torus.m13_on_torus(z, *U, z, *V, p.alpha, p.tau, p.c, p.lam)
+        Bxy = F / ((1 - x)[:, None] * (1 - x)[None, :])
     if not np.all(np.isfinite(Bxy)):
         raise ArithmeticError("closed system: B is not finite on the torus")
     return np.fft.fft2(Bxy) / (n * n), float(np.abs(Bxy).max())
@@ -708,8 +713,8 @@ def _circle_sectors(p: Point, x):
 def _m13(p: Point, rows, cols):
     """``m13(u(x_i), v(y_j))`` for two node sets given as ``_circle_sectors`` output."""
     (zu, U, _), (zv, _, V) = rows, cols
-    with np.errstate(all="ignore"):  # the nodes' x and y are not needed without the poles
-        F = _torus.b_on_torus(zu, zu, *U, zv, zv, *V, p.alpha, p.tau, p.c, p.lam, False)
+    with np.errstate(all="ignore"):
+        F = _torus.m13_on_torus(zu, *U, zv, *V, p.alpha, p.tau, p.c, p.lam)
     if not np.all(np.isfinite(F)):
         raise ArithmeticError("closed system: m13 is not finite on the torus")
     return F
@@ -802,7 +807,7 @@ class RidgeCurve(NamedTuple):
     """Radius ``r`` of the torus ``|x| = |y| = r`` the coefficients were read on."""
 
 
-class RidgeAccuracyError(closed_form.AccuracyError):
+class RidgeAccuracyError(domain.AccuracyError):
     """:func:`ridge_curve` could not certify the curve; ``certified_to`` is the deepest depth
     to which it was certified (every shallower one too), ``None`` where no torus served;
     ``radius`` and ``n`` name the torus that certified it: ``ridge_curve(..., certified_to,
@@ -853,6 +858,7 @@ def _torus_curve(p: Point, r, n, t_max, failures=None):
     return E, err, bool(nu > floor)
 
 
+@on_one_blas_thread
 def ridge_curve(
     alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=RIDGE_RTOL, atol=1e-12
 ):
@@ -881,7 +887,7 @@ def ridge_curve(
     torus instead, with the same checks.
 
     **Certified output.**  ``E_0 = 1`` exactly and ``E_t >= 0``: a value more negative than its
-    error bound is an :class:`~cotbook.theory.closed_form.AccuracyError`, one within it is
+    error bound is an :class:`~cotbook.theory.domain.AccuracyError`, one within it is
     returned as 0.  Every depth must meet ``error_t <= rtol |E_t| + atol``, else
     ``AccuracyError`` names the first depth that does not and the accuracy it reached (a
     :class:`RidgeAccuracyError`, whose ``certified_to`` is the deepest depth certified).
@@ -973,7 +979,7 @@ def ridge_curve(
                 # E_inf > 0) make every torus near r = 1 fail, so the two are searched apart
                 bands = [[r, _R_BELOW]]  # a rung above that failed by aliasing may pass later
                 if not k:
-                    bands.insert(0, [_R_ABOVE, _R_CAP])
+                    bands.insert(0, [R_ABOVE, _R_CAP])
         for band in list(bands):
             found, edge, soft = _refine(p, n, t_max, base, *band, rtol, atol)
             if found is None:
@@ -1010,14 +1016,14 @@ def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
     than ``r^-2t`` falls for ``t < n/4``.  Measured at ``(2, 3, 0.01, lam = 1e-5)``,
     ``n = 2048``: ``r = 0.9742`` (aliased) certifies ``t <= 438``, ``r = 0.9773`` only 281."""
     best, best_depth, failures = None, -1, []
-    first = lo if lo == _R_ABOVE else None  # the band beyond |x| = 1 starts at its lowest torus
+    first = lo if lo == R_ABOVE else None  # the band beyond |x| = 1 starts at its lowest torus
     while hi > lo * (1 + _REFINE_RTOL):
         r, first = (first, None) if first else (math.sqrt(lo * hi), None)
         found = _torus_curve(p, r, n, t_max, failures)
         with np.errstate(invalid="ignore"):
             agrees = found is not None and np.all(np.abs(found[0] - base[0]) <= found[1] + base[1])
         if not agrees:
-            if r == _R_ABOVE:  # no torus beyond |x| = 1 at this n
+            if r == R_ABOVE:  # no torus beyond |x| = 1 at this n
                 break
             hi = r
             continue

@@ -1,4 +1,6 @@
-"""The parameter domain of the theory wing, checked by every public function before any work.
+"""The parameter domain of the theory wing, checked by every public function before any work,
+and the engine's accuracy arguments (``rtol``, ``dps``) with the error raised when an accuracy
+cannot be certified (:class:`AccuracyError`).
 
 The formulas hold for every ``alpha > 0``, ``tau > 1`` (``tau > 0`` when ``lam > 0``),
 ``sigma2 >= 0``, ``lam >= 0``.  The numerics are validated on the box below, which is wider than
@@ -9,9 +11,20 @@ parameter and this range (float64 intermediate quantities such as ``alpha^2`` or
 
 from __future__ import annotations
 
-from .._checks import real
+from .._checks import positive, real
 
-__all__ = ["LOWER", "UPPER", "alpha", "tau", "sigma2", "lam"]
+__all__ = [
+    "LOWER",
+    "UPPER",
+    "alpha",
+    "tau",
+    "sigma2",
+    "lam",
+    "point",
+    "rtol",
+    "dps",
+    "AccuracyError",
+]
 
 LOWER = 1e-12
 """Smallest ``alpha`` (and ``tau`` when ``lam > 0``) accepted."""
@@ -47,3 +60,30 @@ def sigma2(value) -> float:
 def lam(value) -> float:
     """Ridge in ``[0, UPPER]``."""
     return _bounded("lam", value, 0.0, UPPER)
+
+
+def point(alpha_, tau_, sigma2_) -> tuple:
+    """``(alpha, tau, sigma2)`` of the ridgeless theory, each checked."""
+    return alpha(alpha_), tau(tau_), sigma2(sigma2_)
+
+
+def rtol(value) -> float:
+    """A relative accuracy in ``[1e-30, 1)``."""
+    value = positive("rtol", value)
+    if value < 1e-30 or value >= 1:
+        raise ValueError(f"rtol must be a finite number in [1e-30, 1), got {value!r}")
+    return value
+
+
+def dps(value, default) -> int:
+    """Decimal digits of an mpmath evaluation, an integer in ``[15, 10000]``; ``default`` when
+    ``value`` is None."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 15 or value > 10000:
+        raise ValueError(f"dps must be an integer in [15, 10000], got {value!r}")
+    return value
+
+
+class AccuracyError(ArithmeticError):
+    """Raised when a method cannot certify the requested accuracy."""

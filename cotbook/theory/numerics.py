@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import positive_int
+from .._threads import one_thread_unit
 from . import closed_form, phases
 
 __all__ = [
@@ -162,6 +163,7 @@ SCALES = {
 """``tiny``: three points, ``t <= 5`` (a second); ``paper``: the table the book shows."""
 
 
+@one_thread_unit
 def run_unit(spec: AccuracySpec, unit) -> dict:
     """One point of ``spec``: JSON-ready ``{"row": AccuracyRow as a list, "seconds"}``."""
     units = spec.units()

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import nonneg_int
+from .._threads import on_one_blas_thread
 from . import closed_form, derivation, domain, phases
 
 __all__ = [
@@ -283,6 +284,7 @@ def _phase_fields(alpha, tau, sigma2):
     return (*point, best)
 
 
+@on_one_blas_thread
 def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
     """Result 1's ``E_t`` at the depths ``t`` and Results 2-3 at one point, in one object.
 

@@ -38,7 +38,7 @@ import numpy as np
 from scipy import integrate
 
 from .._checks import nonneg_int, positive
-from . import closed_form, domain
+from . import closed_form, domain, result1
 from .asymptotics import AsymptoticLaw, asymptotic_law
 
 __all__ = [
@@ -231,7 +231,7 @@ def decay_rate(alpha, tau, sigma2):
     """
     alpha, s = _ps(alpha, sigma2)
     tau = domain.tau(tau)
-    a = -closed_form.negative_singular_root(alpha, tau, s)
+    a = -result1.negative_singular_root(alpha, tau, s)
     return _lam(a, alpha, s)
 
 
@@ -245,7 +245,7 @@ def rates(alpha, tau, sigma2):
     """
     alpha, s = _ps(alpha, sigma2)
     tau = domain.tau(tau)
-    am = -closed_form.negative_singular_root(alpha, tau, s)
+    am = -result1.negative_singular_root(alpha, tau, s)
     ap = _positive_root(alpha, tau, s)
     K = alpha + 1.0 + s
     return {
@@ -333,7 +333,7 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
     rate: the paper's Lambda, or Lambda_+ above :func:`noise_threshold`), so that the
     asymptotics (E_t ~ K t^-1/2 Lambda^t, monotone for t > 1/(2 log Lambda)) guarantee no
     later minimum.
-    Raises ValueError if not found within ``t_max``.
+    Raises ValueError if not found within ``t_max``, or if E_t leaves the float64 range first.
     """
     alpha, s = _ps(alpha, sigma2)
     tau = domain.tau(tau)
@@ -353,17 +353,26 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
     while True:
         T = min(T, t_max)
         E = closed_form.ridgeless_curve(alpha, tau, s, T, rtol=rtol)
+        beyond = not np.isfinite(E[-1])  # E_t > 1.8e308 (returned as +inf) from some depth on
+        if beyond:
+            E = E[: int(np.argmax(~np.isfinite(E)))]
         ts = int(np.argmin(E))
         tail = E[ts:]
-        ratio = E[-1] / E[-2] if T >= 1 else np.nan
+        last = E.size - 1
         t_mono = 1.0 / (2.0 * math.log(lam))  # K t^-1/2 Lambda^t increases for t > t_mono
         if (
-            T >= 2 * ts + 32
-            and T > 2 * t_mono
+            last >= 2 * ts + 32
+            and last > 2 * t_mono
             and np.all(np.diff(tail) > 0)
-            and abs(ratio / lam - 1.0) < 1e-3 * max(1.0, math.log(lam) * T)
+            and abs(E[-1] / E[-2] / lam - 1.0) < 1e-3 * max(1.0, math.log(lam) * last)
         ):
             return ts, float(E[ts])
+        if beyond:
+            raise ValueError(
+                f"E_t exceeds the float64 range from t = {last + 1} on, before the global "
+                f"minimum of E_t at (alpha={alpha:g}, tau={tau:g}, sigma2={s:g}) can be "
+                "certified"
+            )
         if T >= t_max:
             raise ValueError(
                 f"could not certify the global minimum of E_t for t <= t_max={t_max}; "

@@ -30,7 +30,7 @@ __all__ = ["Bracket", "turns_up", "boundary", "decays", "decay_boundary"]
 
 RIDGELESS_RTOL = 1e-10
 """Accuracy of the ``lam = 0`` curve (:func:`cotbook.theory.closed_form.ridgeless_curve`)."""
-DECAY_RADIUS = 1.03
+DECAY_RADIUS = derivation.R_ABOVE
 """Default torus radius of :func:`decays`: the nearest to ``|x| = 1`` the closed system is
 certified on beyond it (nearer, removing the poles at 1 loses too many digits)."""
 
@@ -51,7 +51,7 @@ def turns_up(alpha, tau, sigma2, horizon, *, lam=0.0) -> bool:
     ``lam = 0`` reads the ridgeless curve (Result 1, certified to 1e-10 relative), ``lam > 0``
     the closed system of App. C.9 (:func:`~cotbook.theory.derivation.ridge_curve`); a curve
     that cannot be certified to ``horizon`` raises its
-    :class:`~cotbook.theory.closed_form.AccuracyError`.
+    :class:`~cotbook.theory.domain.AccuracyError`.
 
     Parameters
     ----------

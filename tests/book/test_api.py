@@ -1,6 +1,7 @@
-"""The API reference (book/api.md): every entry point it lists is documented on the built page,
-from a docstring of its own, with an executed example next to it; and it lists what a researcher
-starts from, including everything ``cotbook.theory`` exports.
+"""The API reference (book/api.md, the theory; book/api_experiments.md, simulations, attention and
+saved results): every entry point it lists is documented on the built pages, from a docstring of
+its own, with an executed example next to it; and it lists what a researcher starts from,
+including everything ``cotbook.theory`` exports.
 
 The page is Sphinx autodoc inside ``{eval-rst}`` blocks; the built page is the session's
 ``built_book`` (tests/book/conftest.py), so checking it costs no build of its own.
@@ -19,7 +20,7 @@ from sphinx.pycode import ModuleAnalyzer
 from cotbook import theory
 from cotbook.book import chapters
 
-API = ROOT / "book" / "api.md"
+PAGES = [ROOT / "book" / "api.md", ROOT / "book" / "api_experiments.md"]
 DIRECTIVE = re.compile(
     r"^\.\. auto(function|class|exception|data):: (\S+)\n((?:   :[\w-]+:.*\n)*)", re.M
 )
@@ -53,12 +54,13 @@ REQUIRED = [
 ]
 
 
-def documented() -> dict[str, list[str]]:
-    """``{target: [members]}`` of every autodoc directive of the page, in page order."""
+def documented(pages=PAGES) -> dict[str, list[str]]:
+    """``{target: [members]}`` of every autodoc directive of the pages, in page order."""
     found = {}
-    for _, target, options in DIRECTIVE.findall(API.read_text()):
-        members = MEMBERS.search(options)
-        found[target] = [m.strip() for m in members.group(1).split(",")] if members else []
+    for page in pages:
+        for _, target, options in DIRECTIVE.findall(page.read_text()):
+            members = MEMBERS.search(options)
+            found[target] = [m.strip() for m in members.group(1).split(",")] if members else []
     return found
 
 
@@ -103,16 +105,24 @@ def member_doc(cls, name: str) -> str:
     return attribute_doc(cls.__module__, cls.__qualname__, name)
 
 
-def test_page_is_a_chapter_before_the_report():
+def test_pages_are_chapters_before_the_report():
     stems = [p.stem for p in chapters.chapter_paths(ROOT)]
-    assert "api" in stems and stems.index("api") + 1 == stems.index("reproduction_report")
+    at = stems.index("reproduction_report")
+    assert stems[at - 2 : at] == ["api", "api_experiments"]
+
+
+def test_the_theory_has_its_own_page():
+    """The theory's page documents cotbook.theory only; the other page none of it."""
+    theory_page, experiments_page = (documented([page]) for page in PAGES)
+    assert all(t.startswith("cotbook.theory.") for t in theory_page)
+    assert not [t for t in experiments_page if t.startswith("cotbook.theory.")]
 
 
 def test_page_lists_the_required_entry_points():
     targets = documented()
     assert len(targets) >= 60, len(targets)
     missing = [name for name in REQUIRED if name not in targets]
-    assert not missing, f"book/api.md does not document {missing}"
+    assert not missing, f"the API pages do not document {missing}"
 
 
 def test_page_documents_every_export_of_cotbook_theory():
@@ -122,7 +132,7 @@ def test_page_documents_every_export_of_cotbook_theory():
     exported = [name for name in theory.__all__ if not inspect.ismodule(getattr(theory, name))]
     assert len(exported) >= 14, exported
     missing = [n for n in exported if not any(getattr(theory, n) is obj for obj in objects)]
-    assert not missing, f"cotbook.theory exports {missing}, which book/api.md does not document"
+    assert not missing, f"cotbook.theory exports {missing}, which the API pages do not document"
 
 
 @pytest.mark.parametrize("target", list(documented()))
@@ -145,27 +155,30 @@ def test_own_doc_tells_a_documented_constant_from_an_undocumented_one():
 def test_every_documented_block_is_followed_by_an_executed_example():
     """Each markdown cell with autodoc directives is followed by a code cell, and that cell
     printed something in the executed copy the book shows."""
-    source = jupytext.read(API)
-    executed = nbformat.read(chapters.executed_copy(ROOT, API), as_version=4)
-    assert chapters.cell_sources(executed) == chapters.cell_sources(source)
     blocks = 0
-    for index, cell in enumerate(executed.cells):
-        if cell.cell_type == "markdown" and DIRECTIVE.search(cell.source + "\n"):
-            blocks += 1
-            example = executed.cells[index + 1]
-            assert example.cell_type == "code", f"no example after cell {cell.id}"
-            printed = "".join(o.get("text", "") for o in example.outputs)
-            assert printed.strip(), f"example {example.id} prints nothing"
+    for page in PAGES:
+        source = jupytext.read(page)
+        executed = nbformat.read(chapters.executed_copy(ROOT, page), as_version=4)
+        assert chapters.cell_sources(executed) == chapters.cell_sources(source)
+        for index, cell in enumerate(executed.cells):
+            if cell.cell_type == "markdown" and DIRECTIVE.search(cell.source + "\n"):
+                blocks += 1
+                example = executed.cells[index + 1]
+                assert example.cell_type == "code", f"{page.name}: no example after {cell.id}"
+                printed = "".join(o.get("text", "") for o in example.outputs)
+                assert printed.strip(), f"{page.name}: example {example.id} prints nothing"
     assert blocks >= 20, blocks
 
 
-def test_built_page_documents_every_entry_point(built_book):
-    page = built_book.html / "book" / "api.html"
-    assert page.is_file(), built_book.log[-3000:]
-    html = page.read_text()
+def test_built_pages_document_every_entry_point(built_book):
+    html = ""
+    for page in PAGES:
+        built = built_book.html / "book" / f"{page.stem}.html"
+        assert built.is_file(), built_book.log[-3000:]
+        html += built.read_text()
     targets = documented()
     missing = [t for t in targets if f'id="{t}"' not in html]
-    assert not missing, f"api.html has no anchor for {missing}"
+    assert not missing, f"the built API pages have no anchor for {missing}"
     members = [f"{t}.{m}" for t, ms in targets.items() for m in ms]
     assert members and not [m for m in members if f'id="{m}"' not in html]
     # the docstrings' numpydoc sections were turned into field lists, and the examples ran

@@ -39,6 +39,14 @@ def test_executed_copy_matches_chapter(chapter):
     )
 
 
+def test_chapter_titles_are_plain_text():
+    """A title is in the sidebar of every page, and a page without math of its own loads no
+    MathJax: "$D$" in a title is raw TeX there (it was, on three pages)."""
+    for chapter in CHAPTERS:
+        titles = [line for line in chapter.read_text().splitlines() if line.startswith("# ")]
+        assert titles and "$" not in titles[0], f"{chapter.name}: {titles[:1]}"
+
+
 def test_every_nbval_marker_is_one_nbval_reads():
     """nbval honours a marker comment only when the comment is exactly the marker: "#
     NBVAL_IGNORE_OUTPUT: why" is read as no marker, and the cell's output is compared (the

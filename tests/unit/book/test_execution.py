@@ -179,7 +179,7 @@ def test_the_cluster_recipe_is_the_one_run_below():
     """The chapter's recipe, its continued lines joined as the shell joins them, starts what the
     next test starts: a scheduler that reschedules a lost unit once, one-thread workers, and the
     command line pointed at the scheduler."""
-    text = (ROOT / "book" / "running.md").read_text()
+    text = (ROOT / "book" / "long_runs.md").read_text()
     recipe = text.split("**On a cluster**", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     lines = recipe.replace("\\\n", "").splitlines()
     commands = [" ".join(line.split()) for line in lines if line.strip() and line[0] != "#"]
@@ -193,7 +193,7 @@ def test_the_cluster_recipe_is_the_one_run_below():
 
 @pytest.mark.slow
 def test_a_running_cluster_gives_the_serial_data(serial_grid, tmp_path):
-    """The cluster recipe of the chapter *Running the book* (book/running.md) on this machine:
+    """The cluster recipe of the chapter *Long runs* (book/long_runs.md) on this machine:
     `dask scheduler`, `dask worker --nthreads 1`, and the command line pointed at the
     scheduler."""
     dask = Path(sys.executable).with_name("dask")
@@ -272,17 +272,45 @@ def _library_threads():
     return blas, torch.get_num_threads(), numba.get_num_threads()
 
 
-def test_a_serial_unit_runs_blas_and_torch_on_one_thread_as_a_worker_does():
+def test_a_unit_runs_blas_and_torch_on_one_thread_whoever_calls_it(monkeypatch, serial_grid):
+    """Issue 32: ``grid.run_unit(spec, unit)`` called from a notebook differed from the record
+    by up to 1.6e-7 relative, because the one-thread settings lived in the runner.  The unit
+    applies them itself now: a direct call computes on one BLAS and one torch thread (numba
+    keeps its threads), puts the caller's counts back, and saves the runner's bytes."""
     import torch
+
+    from cotbook.attention import layer
 
     before = _library_threads()
     torch.set_num_threads(2)
-    seen = list(execution.serial().run(lambda spec, unit: _library_threads(), None, ["u"], ()))
-    assert seen[0].error is None
-    assert seen[0].result == ({1}, 1, before[2])  # numba keeps its threads
+    seen = []
+    train = layer.train
+    monkeypatch.setattr(layer, "train", lambda c: seen.append(_library_threads()) or train(c))
+    direct = {unit: grid.run_unit(TINY, unit) for unit in TINY.units()}
+    assert seen and all(s == ({1}, 1, before[2]) for s in seen), seen
     assert torch.get_num_threads() == 2
     torch.set_num_threads(before[1])
     assert _library_threads() == before
+    data, _ = grid.assemble(TINY, direct)
+    saved = results.load("attention_grid", directory=serial_grid)
+    assert results.data_hash(json.loads(json.dumps(data))) == saved.data_sha256
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["attention.grid", "attention.protocol", "attention.lottery", "attention.softmax_study",
+     "attention.instability", "theory.numerics", "simulation.finite_size"],
+)  # fmt: skip
+def test_every_study_unit_sets_its_own_threads(module):
+    """Every study's ``run_unit`` is wrapped by ``_threads.one_thread_unit`` (the behaviour is
+    tested on the grid above)."""
+    import importlib
+
+    from cotbook import _threads
+
+    run_unit = importlib.import_module(f"cotbook.{module}").run_unit
+    wrapper = _threads.one_thread_unit(lambda spec, unit: None)
+    assert run_unit.__code__ is wrapper.__code__ and hasattr(run_unit, "__wrapped__")
 
 
 @pytest.mark.slow
@@ -309,6 +337,15 @@ def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path,
     monkeypatch.setattr(results.load, "__defaults__", (out,))
     rows, caption = studies.scaling()
     costs = list(runs["workers=1"]["unit_seconds"].values())
+    # the running chapter's glued numbers
+    measured = studies.scaling_measured()
+    assert measured.minutes == {label: wall / 60 for label, wall in first.items()}
+    assert measured.unit_minutes["workers=1"] == pytest.approx(sum(costs) / 60)
+    assert measured.identical and not measured.same_as_grid_record  # no grid record in out
+    timed = sorted(out.rglob("attention_grid.json"))  # the grid records the runs wrote
+    assert timed
+    (out / "attention_grid.json").write_bytes(timed[0].read_bytes())
+    assert studies.scaling_measured().same_as_grid_record
     assert [r.engine for r in rows][1:] == ["1 worker process", "2 worker processes", "64 worker processes", "512 worker processes"]
     assert rows[2].measured_min == pytest.approx(first["workers=2"] / 60)
     assert rows[3].measured_min is None
@@ -488,3 +525,46 @@ def test_resume_refuses_a_damaged_or_edited_unit_by_name(tmp_path, toy_code, dam
     unit.unlink()
     _toy(tmp_path, resume=True)
     assert results.load(TOY, directory=tmp_path).data["units"]["a"]["seed"] == 0
+
+
+def test_a_scheduler_that_never_answers_is_refused_within_the_deadline(monkeypatch):
+    """A listener that accepts the connection and never replies (the handshake used to hang
+    for minutes), and one that answers in another protocol."""
+    import socket
+    import threading
+
+    monkeypatch.setattr(execution, "CONNECT_TIMEOUT_S", 2)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    chatty = socket.socket()
+    chatty.bind(("127.0.0.1", 0))
+    chatty.listen(8)
+
+    def answer_http():
+        while True:
+            try:
+                conn, _ = chatty.accept()
+            except OSError:
+                return
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" * 64)
+
+    threading.Thread(target=answer_http, daemon=True).start()
+    try:
+        for server in (silent, chatty):
+            address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+            start = time.monotonic()
+            with pytest.raises(ValueError, match="cannot be reached within 2 s"):
+                with execution.open_engine(scheduler=address):
+                    pass
+            assert time.monotonic() - start < 5
+    finally:
+        silent.close()
+        chatty.close()
+
+
+def test_a_local_cluster_serves_its_dashboard_on_this_machine_only():
+    with execution.open_engine(workers=1) as engine:
+        server = engine._client.cluster.scheduler.services["dashboard"]  # tornado's HTTPServer
+        addresses = {s.getsockname()[0] for s in server._sockets.values()}
+    assert addresses and addresses <= {"127.0.0.1"}

@@ -3,13 +3,17 @@ its computing functions give now, it stales with any module they import, and the
 record of another configuration and computes a missing one."""
 
 import dataclasses
+import json
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from cotbook import cli
-from cotbook.book import precomputed, results
+from cotbook.book import precompute, precomputed, results
 from cotbook.theory import asymptotics, saturation, scaling, stopping
 
 
@@ -20,19 +24,81 @@ def _committed(name):
 
 
 def test_every_study_is_a_record_whose_producers_are_its_import_closure():
-    assert set(precomputed.STUDIES) == set(results.PRECOMPUTED_ROOTS)
+    assert set(precomputed.STUDIES) == set(results.PRECOMPUTED_ROOTS) == set(precompute.NAMES)
     for name, roots in results.PRECOMPUTED_ROOTS.items():
         spec = results.RESULTS[name]
-        assert spec.producers == results.import_closure(*roots), name
+        assert spec.roots == (f"cotbook.book.precompute.{name}",) == roots
         assert spec.command == f"python -m cotbook precompute --only {name}"
+        # how one record is computed is hashed with it, and with no other record
+        others = {f"cotbook.book.precompute.{n}" for n in precompute.NAMES if n != name}
+        assert not others & set(spec.producers), name
+    # the loader only reads records: no record stales when it changes
+    assert not [n for n, s in results.RESULTS.items() if "cotbook.book.precomputed" in s.producers]
+    for name, spec in results.RESULTS.items():  # every record, experiments and benches too
+        assert spec.producers == results.import_closure(*spec.roots), name
+        assert set(spec.roots) <= set(spec.producers), name
+
+
+def test_the_figure_2_grid_depends_on_the_layer_not_on_the_theory():
+    """The attention and simulation faces import their studies on first use, so the grid's
+    records (hours of training) stale with the layer's code, not with the theory's."""
+    grid = set(results.RESULTS["attention_grid"].producers)
+    assert {"cotbook.attention.layer", "cotbook.attention._kernels", "cotbook._threads"} <= grid
+    assert not any(m.startswith(("cotbook.theory", "cotbook.simulation")) for m in grid)
+    instability = set(results.RESULTS["attention_instability"].producers)
+    assert "cotbook.theory.phases" in instability
+    # the theory's face is lazy: Result 2's regimes do not bring the closed system of App. C.9
+    assert "cotbook.theory.derivation" not in instability
+    assert "cotbook.theory.derivation" in results.RESULTS["ridge_depths"].producers
+
+
+@pytest.mark.parametrize(
+    "root, code",
+    [
+        (  # the Figure 2 grid: a tiny unit, computed
+            "cotbook.attention.grid",
+            "from cotbook.attention import grid\n"
+            "spec = grid.GRID_SCALES['tiny']\n"
+            "grid.run_unit(spec, spec.units()[0])\n",
+        ),
+        (  # Result 2's regimes and Result 3's optimal depth (the instability study's theory)
+            "cotbook.theory.phases",
+            "from cotbook.theory import phases\n"
+            "phases.regime(2.0, 3.0, 0.01), phases.optimal_depth(2.0, 3.0, 0.01)\n"
+            "phases.error_floor(0.5, 10.0, 0.01), phases.decay_rate(2.0, 10.0, 0.01)\n",
+        ),
+        (  # the face, at a ridge: through the lazy package, into the closed system
+            "cotbook.theory.curve",
+            "from cotbook import theory\ntheory.error_curve(2.0, 3.0, 0.01, 5, lam=1e-3)\n",
+        ),
+    ],
+)
+def test_what_a_fresh_process_loads_is_inside_the_static_closure(tmp_path, root, code):
+    """The static closure against what a fresh process really loads: importing a record's
+    root and computing with it loads no cotbook module outside the closure (the lazy faces
+    load on first use, and the closure reads their tables)."""
+    script = code + (
+        "import sys, json\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'cotbook')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(results.ROOT)},
+    )  # fmt: skip
+    loaded = set(json.loads(out.stdout.splitlines()[-1]))
+    assert root in loaded
+    assert loaded <= set(results.import_closure(root)), loaded - set(results.import_closure(root))
 
 
 def test_import_closure_follows_relative_absolute_and_nested_imports():
     closure = results.import_closure("cotbook.theory.stopping")
-    # stopping imports phases (relative), phases imports closed_form, the package's __init__
-    # runs on the way and imports every theory module
+    # stopping imports phases (relative), phases imports closed_form, which imports contour;
+    # the package's __init__ runs on the way and loads nothing itself (its names are lazy)
     for module in ("cotbook", "cotbook.theory", "cotbook.theory.phases", "cotbook.theory.contour"):
         assert module in closure
+    assert "cotbook.theory.derivation" not in closure
+    # a module that binds the lazy package (from .. import theory) may reach every name in it
+    assert "cotbook.theory.derivation" in results.import_closure("cotbook.book.kernel_cache")
     assert "cotbook.attention" not in closure and "cotbook.book" not in closure
     assert results.import_closure("cotbook._checks") == ("cotbook", "cotbook._checks")
     # from ..attention import grid (a submodule) and from . import results (the book package)
@@ -129,6 +195,36 @@ def test_committed_boundary_is_what_the_bisection_gives_now():
     assert data["decays"][0.1]["above"] < tau_c  # the ridge shrinks it at every depth
 
 
+def test_ridge_boundary_summarises_both_sides_and_refuses_a_contradiction():
+    """The chapter's boundary numbers from a small record: shifts against lam = 0, the
+    horizon's bias against tau_c, the ridges certified to converge below tau_c."""
+    from cotbook.book.studies import Study
+    from cotbook.theory import phases
+
+    tau_c = phases.tau_c(2.0, 0.01)
+    spec = {
+        "alpha": 2.0,
+        "sigma2": 0.01,
+        "boundary": {"horizons": [40, 300], "lams": [0.0, 0.1, 1.0]},
+    }
+    turns_up = {
+        (40, 0.0): {"below": 3.0}, (40, 0.1): {"below": 1.5}, (40, 1.0): {"below": 1.2},
+        (300, 0.0): {"below": 3.2}, (300, 0.1): {"below": 1.6}, (300, 1.0): {"below": 1.28},
+    }  # fmt: skip
+    decays = {0.0: {"above": 5.0}, 0.1: {"above": 2.0}, 1.0: {"above": None}}
+    study = Study(spec, {"boundary": turns_up, "decays": decays}, {}, "", None)
+    edge = precomputed.ridge_boundary(study)
+    assert edge.tau_c == tau_c and edge.bias == pytest.approx(tau_c / 3.2 - 1)
+    assert edge.shifts == {
+        40: pytest.approx({0.1: 0.5, 1.0: 0.6}),
+        300: pytest.approx({0.1: 0.5, 1.0: 0.6}),
+    }
+    assert edge.below_tau_c == (0.1,) and edge.bracket == {0.1: (1.6, 2.0)}
+    decays[0.0]["above"] = 3.0  # below tau_c: the two certified sides contradict Result 2
+    with pytest.raises(ArithmeticError, match="outside the lam = 0 bracket"):
+        precomputed.ridge_boundary(study)
+
+
 @pytest.mark.slow
 def test_committed_optimal_depth_is_what_the_search_gives_now():
     data = _committed("optimal_depths")
@@ -202,8 +298,8 @@ def test_bad_names_and_values_are_refused():
         cli.main(["precompute", "--only", "no_such_study"])
     for bad in (math.nan, math.inf):
         with pytest.raises(ArithmeticError, match="not finite"):
-            precomputed._plain({"x": [1, bad]})
-    assert precomputed._plain((np.int64(3), np.float64(0.5), None, "a")) == [3, 0.5, None, "a"]
+            precompute.plain({"x": [1, bad]})
+    assert precompute.plain((np.int64(3), np.float64(0.5), None, "a")) == [3, 0.5, None, "a"]
 
 
 @pytest.mark.slow

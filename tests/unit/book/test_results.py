@@ -33,9 +33,23 @@ def test_save_and_load_round_trip(tmp_path):
     assert set(record.code) == {"version", "commit", "dirty", "source_hash"}
     assert set(record.environment["libraries"]) == {"numpy", "scipy", "mpmath", "torch", "numba"}
     assert record.environment["threads"]["cpu_count"] == os.cpu_count()
+    assert record.environment["cpu"] == results.cpu()
     assert not record.stale  # written by the code that is here now
     assert results.load(NAME, directory=tmp_path / "none") is None
     assert not list(tmp_path.glob(".*.tmp"))  # no temporary file left behind
+
+
+def test_cpu_names_the_model_and_the_vector_sets_read_from_cpuinfo(tmp_path, monkeypatch):
+    """The CPU a record was written on: its float32 training rounds by the vector set."""
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Some CPU 9\nflags\t\t: fpu sse2 avx2 fma\n")
+    real = results.Path
+    monkeypatch.setattr(results, "Path", lambda p: info if p == "/proc/cpuinfo" else real(p))
+    assert results.cpu() == {"model": "Some CPU 9", "vector": ["avx2", "fma"]}
+    info.write_text("model name\t: Other\nflags\t\t: avx2 fma avx512f avx512bw\n")
+    assert results.cpu() == {"model": "Other", "vector": ["avx2", "fma", "avx512f"]}
+    info.unlink()
+    assert results.cpu()["vector"] is None
 
 
 def test_unknown_or_bad_names(tmp_path):
@@ -103,7 +117,7 @@ def test_source_hash_ignores_docstrings_and_comments(tmp_path, monkeypatch):
     (tmp_path / "demo_mod_a.py").write_text('"""Doc."""\nx = 1  # one\n')
     (tmp_path / "demo_mod_b.py").write_text('"""Other doc."""\n\nx = 1\n')
     (tmp_path / "demo_mod_c.py").write_text('"""Doc."""\nx = 2\n')
-    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(results, "ROOT", tmp_path)  # modules are found on disk, not imported
     assert len(results.source_hash(["demo_mod_a"])) == 16
     assert results._code_of("demo_mod_a") == results._code_of("demo_mod_b")
     assert results.source_hash(["demo_mod_c"]) != results.source_hash(["demo_mod_a"])

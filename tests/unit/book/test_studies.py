@@ -47,6 +47,37 @@ def test_simulation_study_reads_a_saved_record_or_runs_now(committed, monkeypatc
         studies.simulation("huge")
 
 
+def test_command_costs_read_each_record_s_timings_engine_and_cpu(committed):
+    assert studies.command_costs() == []
+    unit_times = {"a/1": 60.0, "a/2": 120.0}
+    timings = dict(unit_times, total=180.0, this_session=95.0)
+    results.save(
+        "theory_accuracy", scale="paper", config={"c": 1}, data={"x": [1.0]}, timings=timings,
+        environment_extra={"engine": "local Dask cluster, 2 worker process(es) x 1 thread"},
+        directory=committed,
+    )  # fmt: skip
+    results.save(
+        "stopping_maps", scale="paper", config={"c": 1}, data={"x": [1.0]},
+        timings={"total": 30.0}, directory=committed,
+    )  # fmt: skip
+    first, second = studies.command_costs()  # in the order of results.RESULTS
+    assert first.command == "precompute --only stopping_maps" and first.record == "stopping_maps"
+    assert (first.work_min, first.wall_min, first.where) == (0.5, None, "serial")
+    assert second.command == "bench accuracy"
+    assert (second.work_min, second.wall_min, second.where) == (3.0, 95.0 / 60, "2 workers")
+    assert second.cpu == results.cpu_text(results.cpu()) != "not recorded"
+    assert second.written_by == results.load("theory_accuracy").written_by()
+    remote = second._replace(engine="Dask scheduler tcp://10.0.0.1:8786")
+    assert remote.where == "Dask scheduler"
+
+
+def test_cpu_text_says_what_a_record_knows_of_its_cpu():
+    assert results.cpu_text(None) == "not recorded"
+    assert results.cpu_text({"model": "X 9", "vector": ["avx2", "fma"]}) == "X 9 (avx2, fma)"
+    assert results.cpu_text({"model": "X 9", "vector": []}) == "X 9 (no AVX2)"
+    assert results.cpu_text({"model": "X 9", "vector": None}) == "X 9"
+
+
 @pytest.mark.slow
 def test_grid_study_and_run_costs(committed, monkeypatch):
     spec = grid.GRID_SCALES["tiny"]

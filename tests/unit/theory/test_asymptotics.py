@@ -7,7 +7,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from cotbook.theory import asymptotics, closed_form, contour, phases, saturation
+from cotbook.theory import asymptotics, contour, lagrange, phases, saturation
 
 # one point per case of the law, each where its fit window resolves it (t_scale << t)
 CASES = {
@@ -88,7 +88,7 @@ def test_floor_residues_vanish_above_alpha_one(point):
 @pytest.mark.slow
 def test_excess_against_high_precision_lagrange_form(point, t):
     # the mpmath quadratic form at 80 digits shares nothing with the contours
-    exact = closed_form._lagrange_mp(*point, t, 80, depths=[t])[t]
+    exact = lagrange.mp_curve(*point, t, 80, depths=[t])[t]
     with mp.workdps(80):
         alpha, tau, sigma2 = (mp.mpf(x) for x in point)
         reference = float(exact - (1 - alpha) * (tau - 1) / (tau - 2 - sigma2))

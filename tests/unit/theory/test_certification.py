@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cotbook import theory
-from cotbook.theory import closed_form, domain, phases
+from cotbook.theory import closed_form, domain, lagrange, phases
 
 # ---- underflow is never certified ----------------------------------------------------------
 
@@ -21,7 +21,7 @@ def test_underflowed_coefficients_are_not_certified():
     """alpha = tau = 2 at t = 1000: phi~_0^t underflows in float64 and the old grid returned
     0.0 with bound 0.  The float64 block now refuses it; the contours give 1.4515e87, which
     Result 2's law E_t ~ K t^-1/2 Lambda^t carries over from the certified E_300 to 1%."""
-    E, bound = closed_form._grid_block(np.array([2.0]), np.array([2.0]), 0.01, 1000)
+    E, bound = lagrange.stream_depth(np.array([2.0]), np.array([2.0]), 0.01, 1000)
     assert not np.isfinite(bound[0])
     got = theory.error_grid([2.0], [2.0], 0.01, 1000)[0, 0]
     assert got == pytest.approx(1.45150513150e87, rel=1e-9)
@@ -43,10 +43,32 @@ def test_long_double_bound_refuses_underflow_too():
     """The same range rule holds in the extended-precision tier (x87: 1e-4932)."""
     if not closed_form._HAVE_LONGDOUBLE:
         pytest.skip("no extended precision on this platform")
-    _, bound = closed_form._grid_block(
+    _, bound = lagrange.stream_depth(
         np.array([2.0]), np.array([3.0]), 1.0, 11000, dtype=np.longdouble
     )
     assert not np.isfinite(bound[0])  # (alpha/(K rho))^11000 ~ 1e-4960 underflows
+
+
+def test_a_curve_tries_extended_precision_before_the_contours_at_shallow_depths(monkeypatch):
+    """Issue 32: error_curve(1.00403, 4.56885, 0.60497, 93) took 349 s.  float64 fails at 40
+    depths from t = 54; the contours took 43 s for two of them, the streamed form in extended
+    precision milliseconds.  Below depth 200 the cheap tier now comes first."""
+    point = (1.00403, 4.56885, 0.60497)
+    tried = []
+    contours = closed_form._contour_tier
+    monkeypatch.setattr(
+        closed_form, "_contour_tier", lambda *a: tried.append(a[3]) or contours(*a)
+    )
+    start = time.perf_counter()
+    E = closed_form.ridgeless_curve(*point, 93)
+    assert time.perf_counter() - start < 30  # 0.8 s quiet
+    _, bound = lagrange.float_curve(*point, 93)
+    assert not np.all(bound[54:] <= 1e-10 * E[54:])  # float64 alone does not certify them
+    if closed_form._HAVE_LONGDOUBLE:
+        assert tried == []
+    exact = lagrange.mp_curve(*point, 93, 60, depths=[54, 93])  # mpmath, 60 digits
+    for t in (54, 93):
+        assert E[t] == pytest.approx(float(exact[t]), rel=1e-10)
 
 
 # ---- one depth ------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ all at once (_lean_windows) give the same E_t and bound as the depth-by-depth _R
 import numpy as np
 import pytest
 
-from cotbook.theory import _recurrences, closed_form
+from cotbook.theory import _recurrences, lagrange
 
 
 def _q_numpy(g1, g2, T, sign):
@@ -52,8 +52,8 @@ def test_rphi_rows_are_bit_identical(p1):
     "p", [(2.0, 3.0, 0.01), (0.2, 10.0, 0.01), (0.5, 5.0, 0.1), (4.0, 1.5, 0.0), (0.05, 1.01, 0.0)]
 )
 def test_lean_windows_agree_with_rphi(p, monkeypatch):
-    E, bound = closed_form._lagrange_float(*p, 80)
-    monkeypatch.setattr(closed_form, "_LEAN_N", 0)  # force the depth-by-depth windows
-    E_ref, bound_ref = closed_form._lagrange_float(*p, 80)
+    E, bound = lagrange.float_curve(*p, 80)
+    monkeypatch.setattr(lagrange, "_LEAN_N", 0)  # force the depth-by-depth windows
+    E_ref, bound_ref = lagrange.float_curve(*p, 80)
     np.testing.assert_allclose(E, E_ref, rtol=1e-14)
     np.testing.assert_allclose(bound, bound_ref, rtol=1e-14)

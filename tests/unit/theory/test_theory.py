@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cotbook import theory
-from cotbook.theory import closed_form, phases
+from cotbook.theory import lagrange, phases
 
 RTOL = 1e-10
 
@@ -237,7 +237,7 @@ LONG_POINTS = [
 def _ref_longdouble(p, t):
     """Independent single-depth reference: streamed quadratic form in x87 long double (other
     scaling rho, Miller's recurrence for phi~^t, no normalisation)."""
-    e, b = closed_form._grid_block(np.array([p[0]]), np.array([p[1]]), p[2], t, dtype=np.longdouble)
+    e, b = lagrange.stream_depth(np.array([p[0]]), np.array([p[1]]), p[2], t, dtype=np.longdouble)
     assert b[0] < 1e-3 * RTOL * abs(e[0])  # the reference itself is certified far below RTOL
     return float(e[0])
 
@@ -248,7 +248,7 @@ _long_cache = {}
 def _long(p):
     if p not in _long_cache:
         E = theory.error_curve(*p, _T_LONG, rtol=RTOL)
-        Ef, bound = closed_form._lagrange_float(*p, _T_LONG)
+        Ef, bound = lagrange.float_curve(*p, _T_LONG)
         ref = {t: _ref_longdouble(p, t) for t in _LONG_DEPTHS}
         _long_cache[p] = (E, Ef, bound, ref)
     return _long_cache[p]
@@ -277,7 +277,7 @@ def test_long_curve_against_lagrange_mp():
     p = LONG_POINTS[0]
     E, Ef, bound, _ = _long(p)
     t = 400
-    r = float(closed_form._lagrange_mp(*p, t, 30, depths=[t])[t])
+    r = float(lagrange.mp_curve(*p, t, 30, depths=[t])[t])
     assert abs(E[t] - r) <= 3 * RTOL * r
     assert abs(Ef[t] - r) <= bound[t]
 
@@ -286,8 +286,8 @@ def test_rphi_representations_agree():
     # R~ phi~^t in one scale per row (fast) and with one exponent per entry: same values
     a, tau, s = 0.2, 10 * phases.tau_c(0.2, 0.01), 0.01
     rho = theory.negative_singular_root(a, tau, s)
-    _, _, ph, q, _ = closed_form._lagrange_coeffs_rounded(a, tau, s, rho)
-    fast, ext = closed_form._RPhi(q, ph, 151), closed_form._RPhi(q, ph, 151)
+    _, _, ph, q, _ = lagrange._lagrange_coeffs_rounded(a, tau, s, rho)
+    fast, ext = lagrange._RPhi(q, ph, 151), lagrange._RPhi(q, ph, 151)
     assert fast.fast
     ext._to_ext()
     for t in range(151):
@@ -299,7 +299,7 @@ def test_rphi_representations_agree():
         fast.step()
         ext.step()
     # with T = 2000 the entries span far more than 2^800: per-entry exponents
-    long = closed_form._RPhi(q, ph, 2001)
+    long = lagrange._RPhi(q, ph, 2001)
     for _ in range(2000):
         long.step()
     assert not long.fast
