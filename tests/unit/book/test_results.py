@@ -508,8 +508,6 @@ def test_theory_records_name_every_module_the_engine_runs():
 # machine (its checkpoints do not outlive the session).  Each chapter that shows one says
 # "written by older code" and the command that re-creates it; each entry says what is known.
 RERUNS_DUE = {
-    "authors_protocol": "2.7 h on 2 workers; its closure changed by the one-thread units and "
-    "the lazy face; 12 of 60 units re-run at 7947c7d gave all 12576 values byte-identical",
     "engine_scaling": "about 4.5 h on a quiet machine; a timing benchmark, whose closure holds "
     "the Dask runner and the record writer",
 }
