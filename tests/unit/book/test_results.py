@@ -508,8 +508,8 @@ def test_theory_records_name_every_module_the_engine_runs():
 # machine (its checkpoints do not outlive the session).  Each chapter that shows one says
 # "written by older code" and the command that re-creates it; each entry says what is known.
 RERUNS_DUE = {
-    "engine_scaling": "about 4.5 h on a quiet machine; a timing benchmark, whose closure holds "
-    "the Dask runner and the record writer",
+    "engine_scaling": "a timing benchmark that needs a quiet machine for 1.5 h or more (its "
+    "record's run took 90 min); its closure holds the Dask runner and the record writer",
 }
 
 
