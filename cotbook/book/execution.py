@@ -154,20 +154,47 @@ def serial() -> Engine:
     return Engine("serial, in this process")
 
 
-def _local_client(workers):
-    # read when the scheduler and the nannies start: a unit whose worker dies is rescheduled
-    # once, then reported (KilledWorker); every worker process starts on one thread
-    # Dask's default MALLOC_TRIM_THRESHOLD_ is left out: it makes glibc hand freed memory back
-    # at once, and a training step re-faults it (one grid unit measured 20.6 s without it,
-    # 27.6 s with it, on one thread)
-    environ = {
-        **{
-            k: v
-            for k, v in dask.config.get("distributed.nanny.pre-spawn-environ").items()
-            if k != "MALLOC_TRIM_THRESHOLD_"
-        },
-        **ONE_THREAD,
+def _worker_environ():
+    """The variables a local cluster's nannies set before they spawn a worker process: Dask's
+    own (less ``MALLOC_TRIM_THRESHOLD_``) and :data:`ONE_THREAD` but numba's.  Dask's default
+    ``MALLOC_TRIM_THRESHOLD_`` makes glibc hand freed memory back at once, and a training step
+    re-faults it (one grid unit measured 20.6 s without it, 27.6 s with it, on one thread)."""
+    environ = dask.config.get("distributed.nanny.pre-spawn-environ")
+    return {
+        **{k: str(v) for k, v in environ.items() if k != "MALLOC_TRIM_THRESHOLD_"},
+        **{k: v for k, v in ONE_THREAD.items() if k != "NUMBA_NUM_THREADS"},
     }
+
+
+@contextlib.contextmanager
+def _environ_kept(names):
+    """This process's values of the variables ``names`` put back on exit: a nanny writes its
+    pre-spawn variables into its own process's ``os.environ`` (Dask documents the leak), a local
+    cluster's nannies live in this process, and chapter kernels started here later would run
+    on one thread."""
+    import os
+
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _local_client(workers, environ):
+    """A client of a new local cluster.  :data:`ONE_THREAD` is set in each worker process
+    before its worker starts (the nannies' ``env``, which overrides this process's values).
+    ``NUMBA_NUM_THREADS`` is set there only, not by the nanny before the spawn (``environ``,
+    pre-spawn): written into this process while numba's threads run here, it made the next
+    numba compilation here raise ("Cannot set NUMBA_NUM_THREADS to a different value once the
+    threads have been launched").  Nothing a worker process imports before that imports numba
+    (its thread count is tested)."""
+    # read when the scheduler and the nannies start: a unit whose worker dies is rescheduled
+    # once, then reported (KilledWorker)
     settings = {
         "distributed.scheduler.allowed-failures": TRIES - 1,
         "distributed.nanny.pre-spawn-environ": environ,
@@ -180,8 +207,31 @@ def _local_client(workers):
             # any free port (no clash with another cluster), on this machine only
             dashboard_address="127.0.0.1:0",
             silence_logs=logging.ERROR,
+            env=ONE_THREAD,
         )
     return Client(cluster)
+
+
+def _scheduler_answers(address):
+    """The identity of the Dask scheduler at ``address`` (a dict), asked over one raw comm
+    in this thread's own event loop and abandoned after :data:`CONNECT_TIMEOUT_S` seconds;
+    raises on any failure.  No :class:`~distributed.Client` is built here: a half-built one
+    that raised is left to the garbage collector, whose ``Client.__del__`` then takes
+    distributed's class-wide loop lock, and when the collection fell inside another cluster's
+    loop start-up (which holds that lock) it hung the process or timed out the start-up."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask():
+        comm = await connect(address, timeout=CONNECT_TIMEOUT_S)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    return asyncio.run(asyncio.wait_for(ask(), CONNECT_TIMEOUT_S))
 
 
 def _remote_client(address):
@@ -189,26 +239,28 @@ def _remote_client(address):
     seconds of wall-clock time, or ``ValueError`` naming the address.  Dask's own timeout
     covers the TCP connection only: a listener that accepts and never answers held the
     handshake for minutes, and a server of another protocol could make it read a garbage frame
-    length.  So the whole connection runs in a daemon thread under a hard deadline, and any
-    error it meets is reported as unreachable."""
+    length.  So the scheduler is first asked who it is (:func:`_scheduler_answers`) in a
+    daemon thread under a hard deadline, any error it meets is reported as unreachable, and
+    the client is built only once a scheduler has answered."""
     found = {}
 
-    def connect():
+    def ask():
         try:
-            found["client"] = Client(address, timeout=CONNECT_TIMEOUT_S)
+            found["identity"] = _scheduler_answers(address)
         except BaseException as err:  # noqa: BLE001 - reported below, naming the address
             found["error"] = f"{type(err).__name__}: {err}"
 
-    thread = threading.Thread(target=connect, name="cotbook-connect", daemon=True)
+    thread = threading.Thread(target=ask, name="cotbook-connect", daemon=True)
     thread.start()
     thread.join(CONNECT_TIMEOUT_S)
-    if "client" not in found:
-        why = found.get("error", "no answer")
+    identity = found.get("identity")
+    if not (isinstance(identity, dict) and identity.get("type") == "Scheduler"):
+        why = found.get("error", "no answer" if identity is None else "not a Dask scheduler")
         raise ValueError(
             f"scheduler {address!r} cannot be reached within {CONNECT_TIMEOUT_S} s ({why}); "
             "start one (`dask scheduler`) or give its address, e.g. tcp://host:8786"
         )
-    client = found["client"]
+    client = Client(address, timeout=CONNECT_TIMEOUT_S)
     client.register_plugin(Environ(ONE_THREAD))  # restarts the workers (of nannies) with it
     return client
 
@@ -222,16 +274,20 @@ def open_engine(workers=None, scheduler=None):
     that cannot be reached (naming its address)."""
     if workers is not None and scheduler is not None:
         raise ValueError("give workers or scheduler, not both")
-    if scheduler is not None:
-        engine = Engine(f"Dask scheduler {scheduler}", _remote_client(scheduler))
-    elif workers is not None:
-        workers = _checks.positive_int("workers", workers)
-        engine = Engine(
-            f"local Dask cluster, {workers} worker process(es) x 1 thread", _local_client(workers)
-        )
-    else:
-        engine = serial()
-    try:
-        yield engine
-    finally:
-        engine.close()
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None:
+            engine = Engine(f"Dask scheduler {scheduler}", _remote_client(scheduler))
+        elif workers is not None:
+            workers = _checks.positive_int("workers", workers)
+            environ = _worker_environ()
+            stack.enter_context(_environ_kept(environ))  # entered first, so left last
+            engine = Engine(
+                f"local Dask cluster, {workers} worker process(es) x 1 thread",
+                _local_client(workers, environ),
+            )
+        else:
+            engine = serial()
+        try:
+            yield engine
+        finally:
+            engine.close()

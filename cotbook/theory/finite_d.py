@@ -39,8 +39,9 @@ The derivation of ``c_1``:
 
 :func:`_first_step_expansion` assembles ``E_1(D)`` to ``O(1/D)`` in extended precision and
 :func:`first_step_correction` reads off its ``1/D`` coefficient by differencing at ``D = 1e25``,
-``1e26`` and ``1e27``, certified when both differences and two precisions agree.  The same machinery with the
-pair statistics of a jointly Gaussian ``(w, v)`` reproduces that model's exact answer, and at
+``1e26`` and ``1e27``, certified when both differences and two precisions agree.  The same
+machinery with the pair statistics of a jointly Gaussian ``(w, v)`` reproduces that model's
+exact answer, and at
 ``tau -> infinity`` it meets :func:`large_tau_correction`, an independent computation (tested).
 """
 

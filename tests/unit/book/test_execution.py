@@ -529,9 +529,14 @@ def test_resume_refuses_a_damaged_or_edited_unit_by_name(tmp_path, toy_code, dam
 
 def test_a_scheduler_that_never_answers_is_refused_within_the_deadline(monkeypatch):
     """A listener that accepts the connection and never replies (the handshake used to hang
-    for minutes), and one that answers in another protocol."""
+    for minutes), and one that answers in another protocol.  Neither refusal leaves a
+    half-built ``Client`` behind: the garbage collector finalised one inside the next
+    cluster's loop start-up, which then hung or failed (seen under load, CI included)."""
+    import gc
     import socket
     import threading
+
+    from distributed import Client
 
     monkeypatch.setattr(execution, "CONNECT_TIMEOUT_S", 2)
     silent = socket.socket()
@@ -540,16 +545,21 @@ def test_a_scheduler_that_never_answers_is_refused_within_the_deadline(monkeypat
     chatty = socket.socket()
     chatty.bind(("127.0.0.1", 0))
     chatty.listen(8)
+    chatty.settimeout(0.2)
+    done = threading.Event()
 
     def answer_http():
-        while True:
+        while not done.is_set():
             try:
                 conn, _ = chatty.accept()
-            except OSError:
-                return
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" * 64)
+            except OSError:  # a timeout: look at ``done`` again
+                continue
+            with conn:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" * 64)
 
-    threading.Thread(target=answer_http, daemon=True).start()
+    server_thread = threading.Thread(target=answer_http, daemon=True)
+    server_thread.start()
+    before = {id(o) for o in gc.get_objects() if type(o) is Client}  # the module's cluster's
     try:
         for server in (silent, chatty):
             address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
@@ -559,8 +569,12 @@ def test_a_scheduler_that_never_answers_is_refused_within_the_deadline(monkeypat
                     pass
             assert time.monotonic() - start < 5
     finally:
+        done.set()
+        server_thread.join(5)
         silent.close()
         chatty.close()
+    left = [o for o in gc.get_objects() if type(o) is Client and id(o) not in before]
+    assert [o for o in left if o.status != "closed"] == []
 
 
 def test_a_local_cluster_serves_its_dashboard_on_this_machine_only():
@@ -568,3 +582,16 @@ def test_a_local_cluster_serves_its_dashboard_on_this_machine_only():
         server = engine._client.cluster.scheduler.services["dashboard"]  # tornado's HTTPServer
         addresses = {s.getsockname()[0] for s in server._sockets.values()}
     assert addresses and addresses <= {"127.0.0.1"}
+
+
+def test_a_local_cluster_leaves_this_process_environment_as_it_found_it(monkeypatch):
+    """The nannies live in this process and write their workers' variables into its
+    environment: ``NUMBA_NUM_THREADS=1`` there made the next numba compilation here raise
+    once numba's threads had launched, so it is set in the worker processes only, and the
+    others are put back when the cluster closes."""
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "2")
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
+    with execution.open_engine(workers=1) as engine:
+        assert [t[0] for t in engine._client.run(_threads).values()] == [1]  # still one thread
+        assert os.environ["NUMBA_NUM_THREADS"] == "2"
+    assert "MKL_NUM_THREADS" not in os.environ
