@@ -74,6 +74,19 @@ def test_the_page_carries_its_data_and_script(tiny):
     assert "function cotbookExplorer" in block and 'cotbookExplorer("x");' in block
 
 
+@pytest.mark.parametrize("direction", [-np.inf, np.inf])
+def test_the_grid_is_the_same_whatever_the_last_bit_of_logspace(monkeypatch, direction):
+    """np.logspace differs in the last bit between CPUs (one of the 32 taus on an AMD EPYC
+    machine against the one that wrote the record); the rounded grid does not."""
+    cases = ((-1, 1, 32), (-2, 2, 32), (-1, 1, 6), (-2, 2, 6))
+    grids = [explorer.log_points(*case) for case in cases]
+    logspace = np.logspace
+    monkeypatch.setattr(np, "logspace", lambda *a: np.nextafter(logspace(*a), direction))
+    for case, grid in zip(cases, grids):
+        assert np.array_equal(explorer.log_points(*case), grid)
+        assert np.abs(grid / logspace(*case) - 1).max() < 1e-11
+
+
 def test_the_committed_record_is_the_paper_grid_and_the_engine_s_values():
     """theory_explorer holds GRID, E_t at its points as the engine gives them now, and an
     interpolation error per noise level."""

@@ -304,6 +304,10 @@ def test_bad_names_and_values_are_refused():
 
 @pytest.mark.slow
 def test_committed_learned_matrices_are_what_training_gives_now():
+    """Training runs in float32, and another CPU's vector path rounds it differently: on an
+    AMD EPYC machine W and V came out 7e-8 and 5e-8 of their norms from the record (float32's
+    unit round-off is 6e-8), against 1e-9 elementwise on the machine that wrote it.  So the
+    check is norm-wise at ten float32 round-offs."""
     from cotbook import attention
     from cotbook.attention import structure
 
@@ -311,8 +315,9 @@ def test_committed_learned_matrices_are_what_training_gives_now():
     assert study.config["settings"] == structure.APPENDIX_A
     data = _committed("attention_structure")
     W, V = structure.trained_matrices(attention.Config(L=20, M=20, D=10, **structure.APPENDIX_A))
-    np.testing.assert_allclose(data[10, 20][0], W, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(data[10, 20][1], V, rtol=1e-9, atol=1e-12)
+    for saved, now in zip(data[10, 20], (W, V)):
+        assert saved.shape == now.shape
+        assert np.linalg.norm(saved - now) <= 10 * 2.0**-24 * np.linalg.norm(now)
     assert data[50, 200][0].shape == (102, 102)
 
 
