@@ -56,9 +56,7 @@ def test_a_curve_tries_extended_precision_before_the_contours_at_shallow_depths(
     point = (1.00403, 4.56885, 0.60497)
     tried = []
     contours = closed_form._contour_tier
-    monkeypatch.setattr(
-        closed_form, "_contour_tier", lambda *a: tried.append(a[3]) or contours(*a)
-    )
+    monkeypatch.setattr(closed_form, "_contour_tier", lambda *a: tried.append(a[3]) or contours(*a))
     start = time.perf_counter()
     E = closed_form.ridgeless_curve(*point, 93)
     assert time.perf_counter() - start < 30  # 0.8 s quiet

@@ -79,9 +79,7 @@ def test_deep_single_depth_agrees_with_extended_precision():
     """sigma2 = 1e-4 near tau_c, t = 10^4: the streamed form in long double is certified
     there (bound ~1e-12), an independent evaluation of the same E_t."""
     p = (2.0, _tc(2.0, 1e-4, 1.05), 1e-4)
-    E, bound = lagrange.stream_depth(
-        [p[0]], [p[1]], p[2], 10_000, dtype=closed_form.np.longdouble
-    )
+    E, bound = lagrange.stream_depth([p[0]], [p[1]], p[2], 10_000, dtype=closed_form.np.longdouble)
     assert bound[0] < 1e-10 * E[0]
     v = contour.deep_errors(*p, [10_000], 1e-10)[10_000]
     assert _value(v) == pytest.approx(float(E[0]), rel=1e-10)
