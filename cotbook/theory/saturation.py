@@ -34,6 +34,7 @@ __all__ = [
     "residue_alpha_max",
     "overtake_depth",
     "overtake",
+    "log_depths",
     "RegimeStats",
     "regime_summary",
     "tail_trend",
@@ -54,6 +55,16 @@ class PhaseGrid(NamedTuple):
     E: np.ndarray
     sigma2: float
     t: int
+
+
+def log_depths(t_max, n) -> np.ndarray:
+    """The distinct depths ``floor(t)`` of ``n`` log-spaced ``t`` from 1 to ``t_max`` (both
+    kept).  A point that is an integer in exact arithmetic (``t_max = 128``, ``n = 50``: 2, 4,
+    8, ...) is that integer whatever its last bit: ``np.geomspace`` gives 7.999999999999999 for
+    8 here, and a CPU whose vector path rounds up would have sampled 8 where this one sampled 7."""
+    t_max, n = _checks.positive_int("t_max", t_max), _checks.positive_int("n", n)
+    points = np.geomspace(1, t_max, n)
+    return np.unique(np.floor(points * (1 + 1e-12)).astype(int))
 
 
 def figure_1a(n=200) -> PhaseGrid:
@@ -128,7 +139,7 @@ def approach(alpha, tau, sigma2, *, resolve=scaling.RESOLVE):
         )
     law = phases.asymptotic_law(alpha, tau, sigma2)
     t_law = scaling.law_depth(law, resolve)
-    sampled = np.unique(np.geomspace(1, t_law, 50).astype(int))
+    sampled = log_depths(t_law, 50)
     e = asymptotics.excess(alpha, tau, sigma2, sampled, drop_uncertified=True, n_max=4096)
     if e.depths.size == 0 or e.depths[-1] != t_law:
         raise ArithmeticError(

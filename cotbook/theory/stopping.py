@@ -21,7 +21,7 @@ from scipy.optimize import brentq
 
 from .. import _checks
 from . import asymptotics, closed_form, domain, phases
-from .saturation import E0, _sat_alpha
+from .saturation import E0, _sat_alpha, log_depths
 
 __all__ = [
     "SaturationOptimum",
@@ -201,7 +201,7 @@ def saturation_optimum(alpha, tau, sigma2, *, t_search=None) -> SaturationOptimu
     if not 2 <= t_search <= _SEARCH_T:
         raise ValueError(f"t_search must be in [2, {_SEARCH_T}], got {t_search}")
     floor = phases.error_floor(alpha, tau, sigma2)
-    searched = [0, *np.unique(np.geomspace(1, t_search, _SEARCH).astype(int)).tolist()]
+    searched = [0, *log_depths(t_search, _SEARCH).tolist()]
     known = _excess_at(alpha, tau, sigma2, searched, floor)
 
     def f(t):  # E_t - E_inf, +inf where not certified (next to a change of sign: near 0)
@@ -295,7 +295,7 @@ def last_flip(alpha, tau, sigma2, *, t_max=100000) -> int | None:
         e = asymptotics.excess(alpha, tau, sigma2, depths, drop_uncertified=True)
         return dict(zip(e.depths.tolist(), e.sign.tolist(), strict=True))
 
-    known = signs(np.unique(np.geomspace(1, t_max, 80).astype(int)))
+    known = signs(log_depths(t_max, 80))
     ahead = [t for t in known if known[t] >= 0]
     if not ahead:
         return 1
