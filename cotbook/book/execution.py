@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import os
 import threading
 import traceback
 import uuid
@@ -44,7 +45,16 @@ from distributed.diagnostics.plugin import Environ
 from .. import _checks
 from . import results
 
-__all__ = ["CONNECT_TIMEOUT_S", "TRIES", "ONE_THREAD", "Outcome", "Engine", "serial", "open_engine"]
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "TRIES",
+    "ONE_THREAD",
+    "Outcome",
+    "Engine",
+    "serial",
+    "open_engine",
+    "environ_kept",
+]
 
 CONNECT_TIMEOUT_S = 10
 TRIES = 2
@@ -167,13 +177,11 @@ def _worker_environ():
 
 
 @contextlib.contextmanager
-def _environ_kept(names):
-    """This process's values of the variables ``names`` put back on exit: a nanny writes its
-    pre-spawn variables into its own process's ``os.environ`` (Dask documents the leak), a local
-    cluster's nannies live in this process, and chapter kernels started here later would run
-    on one thread."""
-    import os
-
+def environ_kept(names):
+    """This process's values of the variables ``names`` put back on exit.  A local cluster's
+    nannies live in this process and write their pre-spawn variables into its ``os.environ``
+    (Dask documents the leak); left there, chapter kernels started here later would run on one
+    thread."""
     saved = {name: os.environ.get(name) for name in names}
     try:
         yield
@@ -280,7 +288,7 @@ def open_engine(workers=None, scheduler=None):
         elif workers is not None:
             workers = _checks.positive_int("workers", workers)
             environ = _worker_environ()
-            stack.enter_context(_environ_kept(environ))  # entered first, so left last
+            stack.enter_context(environ_kept(environ))  # entered first, so left last
             engine = Engine(
                 f"local Dask cluster, {workers} worker process(es) x 1 thread",
                 _local_client(workers, environ),

@@ -41,8 +41,8 @@ The derivation of ``c_1``:
 :func:`first_step_correction` reads off its ``1/D`` coefficient by differencing at ``D = 1e25``,
 ``1e26`` and ``1e27``, certified when both differences and two precisions agree.  The same
 machinery with the pair statistics of a jointly Gaussian ``(w, v)`` reproduces that model's
-exact answer, and at
-``tau -> infinity`` it meets :func:`large_tau_correction`, an independent computation (tested).
+exact answer, and at ``tau -> infinity`` it meets :func:`large_tau_correction`, an independent
+computation (tested).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ import tempfile
 
 import pytest
 
-from cotbook.book.execution import ONE_THREAD
+from cotbook.book.execution import ONE_THREAD, environ_kept
 
 # An older core's OpenBLAS kernels, per machine (OpenBLAS's DYNAMIC_ARCH names). On x86-64,
 # Sandy Bridge's: AVX without FMA, so every fused multiply-add of a newer core's kernels rounds
@@ -86,16 +86,9 @@ def environment(numba_cache_dir) -> dict[str, str]:
 def applied(env):
     """``os.environ`` updated with ``env`` inside (processes started there inherit it),
     restored after."""
-    saved = {var: os.environ.get(var) for var in env}
-    os.environ.update(env)
-    try:
+    with environ_kept(env):
+        os.environ.update(env)
         yield
-    finally:
-        for var, value in saved.items():
-            if value is None:
-                os.environ.pop(var, None)
-            else:
-                os.environ[var] = value
 
 
 def _numba_cache(config) -> str:

@@ -187,23 +187,3 @@ def test_residue_alpha_max_is_where_the_band_closes():
     assert saturation.residue_alpha_max(0.5) is None
     band = saturation.residue_band(1e-3, 0.5)
     assert not band.tau_lo < phases.pole_crossover(1e-3, 0.5) < band.tau_hi
-
-
-def _exact_floor_power(t, k, m):
-    """floor(t^(k/m)) in integer arithmetic: the largest j with j^m <= t^k."""
-    j = int(round(t ** (k / m)))
-    while j**m > t**k:
-        j -= 1
-    while (j + 1) ** m <= t**k:
-        j += 1
-    return j
-
-
-@pytest.mark.parametrize("t_max", [128, 2187, 16384, 78125, 1000, 4099])
-def test_log_depths_are_the_exact_floors_of_the_log_spaced_points(t_max):
-    """At a seventh power and 50 points, 7 of the points are integers in exact arithmetic;
-    np.geomspace gives 7.999999999999999 for 8, so a plain cast sampled another depth than a
-    CPU that rounds up would.  Checked against integer arithmetic."""
-    n = 50
-    exact = sorted({_exact_floor_power(t_max, k, n - 1) for k in range(n)})
-    assert saturation.log_depths(t_max, n).tolist() == exact

@@ -136,3 +136,23 @@ def test_figure_1a_grid_is_result_1_on_the_papers_axes():
     )
     with pytest.raises(ValueError, match="n"):
         saturation.figure_1a(n=0)
+
+
+def _exact_floor_power(t, k, m):
+    """floor(t^(k/m)) in integer arithmetic: the largest j with j^m <= t^k."""
+    j = int(round(t ** (k / m)))
+    while j**m > t**k:
+        j -= 1
+    while (j + 1) ** m <= t**k:
+        j += 1
+    return j
+
+
+@pytest.mark.parametrize("t_max", [128, 2187, 16384, 78125, 1000, 4099])
+def test_log_depths_are_the_exact_floors_of_the_log_spaced_points(t_max):
+    """At a seventh power and 50 points, 7 of the points are integers in exact arithmetic;
+    np.geomspace gives 7.999999999999999 for 8, so a plain cast sampled another depth than a
+    CPU that rounds up would.  Checked against integer arithmetic."""
+    n = 50
+    exact = sorted({_exact_floor_power(t_max, k, n - 1) for k in range(n)})
+    assert saturation.log_depths(t_max, n).tolist() == exact
