@@ -1,9 +1,11 @@
 """Render built book pages in headless Chromium and report what a reader would see broken.
 
 `check_site(html_dir)` copies the built HTML into a temporary folder, injects
-`browser_probe.js` into each page, opens every page with `chromium --headless --dump-dom`
-(several at once) and reads the probe's JSON back from the dumped DOM. It returns one line per
-fault, each starting with the page, e.g. ``book/model.html: red TeX text '\\undefinedmacro'``:
+`browser_probe.js` into each page and opens the pages in one headless Chromium, in a few tabs
+at once (each opens its pages one after another), which it drives over the DevTools protocol on
+a pipe (standard library only); it reads the probe's result back from each page. It returns one
+line per fault, each starting with the page, e.g. ``book/model.html: red TeX text
+'\\undefinedmacro'``:
 
 - math: a Sphinx math element MathJax did not typeset, TeX delimiters left as text, a TeX error
   or an undefined macro (MathJax draws those in red), MathJax that never loads or finishes;
@@ -20,22 +22,32 @@ fault, each starting with the page, e.g. ``book/model.html: red TeX text '\\unde
   or the column or drawn under its equation number; the fault names the element (its first 60
   characters, an equation by its number and TeX) and by how many px it overflows at which width,
   e.g. ``book/model.html: display equation (2) '\\Read(...' is cut off by 199, 148, 130 px at
-  window widths 800, 1400 px``. The page is opened in a window as wide as the widest width;
-  the probe measures the narrower ones in a frame of that width (one browser per page);
-- a page whose probe does not report "done" (a hang or a script error) is a fault too.
+  window widths 800, 1400 px``. The page is opened and typeset in a window as wide as the
+  widest width; then the window (the viewport) is narrowed to each narrower width, so that the
+  theme's CSS media queries apply as in a window that wide, and the layout is measured again on
+  the same page (no reload, no second MathJax typeset);
+- a page whose probe does not report "done" in time (a hang or a script error), or whose layout
+  cannot be measured at a narrower width, is a fault too; so is a tab or browser that crashes
+  or stops answering (the browser is then started again for the pages left).
 
 The test suite uses it on the real build (tests/test_browser.py) and on planted faults.
 """
 
 from __future__ import annotations
 
+import fcntl
 import html
 import json
 import os
 import re
+import select
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
@@ -44,7 +56,7 @@ from urllib.parse import unquote, urlsplit
 from cotbook.book.pdf import find_chromium  # noqa: F401 (the tests import it from here)
 
 PROBE_JS = Path(__file__).with_name("browser_probe.js")
-PROBE_ID = "cotbook-probe"
+PROBE = "window.__cotbookProbe"  # what the probe exposes: .result, .done, .layoutAt(width)
 INSTALL_HINT = (
     "Chromium is needed for the browser rendering test but was not found on PATH. "
     "Install it with `apt-get install chromium` (Debian/Ubuntu; CI does this in .ci/run), "
@@ -69,7 +81,9 @@ SKIPPED_DIRS = ("_static", "_sources", "_images")
 WINDOW_WIDTHS = (800, 1400)
 WINDOW_HEIGHT = 1000
 MIN_WIDTH, MAX_WIDTH = 320, 3840
-_PROBE_RE = re.compile(r'<pre[^>]*\bid="' + PROBE_ID + r'"[^>]*>(.*?)</pre>', re.S)
+COMMAND_S = 20.0  # wall-clock limit (s) for a DevTools command that does not wait for the page
+START_S = 60.0  # for the browser to start and answer its first command
+MAX_STARTS = 3  # browsers started for one check_site (the first and two after crashes)
 _REFRESH_RE = re.compile(r'<meta\s+http-equiv="refresh"\s+content="\d+\s*;\s*url=([^"]+)"', re.I)
 
 
@@ -96,11 +110,12 @@ def check_site(
 ) -> list[str]:
     """Open `pages` of the build in `html_dir` (default: all) in Chromium; return the faults.
 
-    Each fault is one line "<page>: <what is wrong>". `jobs` browsers run at once; `wait_ms` is
-    how long (in the browser's virtual time) the probe waits for MathJax and images before it
-    calls them failed; `timeout_s` is the wall-clock limit for one browser run (one page at all
-    `widths`); `widths` are the browser window widths (px) at which the layout is checked.
-    The build itself is not modified: pages are probed in a temporary copy.
+    Each fault is one line "<page>: <what is wrong>". One browser opens the pages, `jobs` tabs
+    at once; `wait_ms` is how long (real time) the probe waits for MathJax and images before it
+    calls them failed; `timeout_s` is the wall-clock limit for one page (at all `widths`);
+    `widths` are the browser window widths (px) at which the layout is checked.
+    The build itself is not modified: pages are probed in a temporary copy. Raises BrowserError
+    if Chromium does not start, or fails (crashes, stops answering) MAX_STARTS times.
     """
     root = _html_root(html_dir)
     all_pages = site_pages(root)
@@ -124,13 +139,8 @@ def check_site(
     if chromium is None or not Path(chromium).is_file():
         raise FileNotFoundError(INSTALL_HINT)
 
-    frame_widths = sorted(w for w in widths if w != max(widths))
-    probe = (
-        PROBE_JS.read_text()
-        .replace("__WAIT_MS__", str(wait_ms))
-        .replace("__FRAME_WIDTHS__", json.dumps(frame_widths))
-    )
-    with tempfile.TemporaryDirectory(prefix="cotbook-browser-") as tmp:
+    probe = PROBE_JS.read_text().replace("__WAIT_MS__", str(wait_ms))
+    with tempfile.TemporaryDirectory(prefix="cotbook-browser-", ignore_cleanup_errors=True) as tmp:
         site = Path(tmp) / "site"
         _copy_tree(root, site)
         faults: list[str] = []
@@ -152,27 +162,22 @@ def check_site(
             _replace_file(site / page, _inject(text, probe))
             to_open.append(page)
 
-        def run(index_page):
-            index, page = index_page
-            profile = Path(tmp) / f"profile-{index}"
-            return page, _run_chromium(
-                chromium,
-                site / page,
-                profile,
-                wait_ms,
-                timeout_s,
-                max(widths),
-                frames=len(widths) - 1,
-            )
+        browsers = _Browsers(chromium, Path(tmp))
 
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for page, (result, problem) in pool.map(run, enumerate(to_open)):
-                if problem:
-                    faults.append(f"{page}: {problem}")
-                if result is not None:
-                    results[page] = result
+        def run(page):
+            return page, browsers.probe((site / page).as_uri(), widths, wait_ms, timeout_s)
 
-        ids_cache = {page: set(r.get("ids", [])) for page, r in results.items()}
+        try:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                for page, (result, problems) in pool.map(run, to_open):
+                    faults.extend(f"{page}: {problem}" for problem in problems)
+                    if result is not None:
+                        results[page] = result
+        finally:
+            browsers.close()
+
+        # (the ids of a page whose probe did not finish are read from its HTML, when needed)
+        ids_cache = {page: set(r["ids"]) for page, r in results.items() if "ids" in r}
         for page, result in results.items():
             if result.get("status") != "done":
                 faults.append(
@@ -256,39 +261,511 @@ def _inject(page_html: str, probe: str) -> str:
     return page_html[:at] + script + page_html[at:]
 
 
-def _run_chromium(
-    chromium, page: Path, profile: Path, wait_ms: int, timeout_s: float, width: int, frames: int = 0
-):
-    """(probe result or None, problem or None) for one page in a window `width` px wide, whose
-    probe opens the page again in `frames` narrower frames."""
-    # The probe may wait up to three times wait_ms (MathJax load, typeset, images), per frame too.
-    budget = (1 + frames) * (3 * wait_ms + 1_000) + 5_000
-    cmd = [
-        chromium,
-        *CHROMIUM_FLAGS,
-        f"--window-size={width},{WINDOW_HEIGHT}",
-        f"--user-data-dir={profile}",
-        f"--virtual-time-budget={budget}",
-        "--dump-dom",
-        page.as_uri(),
-    ]
+class BrowserError(RuntimeError):
+    """The browser did not start, exited, or stopped answering."""
+
+
+class _Timeout(Exception):
+    """A DevTools command (or an awaited event) got no answer in time."""
+
+
+class _TabLost(Exception):
+    """The tab's page crashed or the tab was closed."""
+
+
+class _ProtocolError(Exception):
+    """The browser answered a command with an error."""
+
+
+class _ProbeError(Exception):
+    """A script evaluated in the page threw."""
+
+
+#: Run as `python -c _TRAMPOLINE IN OUT PROGRAM ARGS...`: makes the fds IN and OUT the fds 3
+#: and 4, then runs PROGRAM.
+_TRAMPOLINE = (
+    "import os, sys; a = sys.argv; os.dup2(int(a[1]), 3); os.dup2(int(a[2]), 4); "
+    "os.close(int(a[1])); os.close(int(a[2])); os.execv(a[3], a[3:])"
+)
+
+
+def _high_fd(fd: int) -> int:
+    """`fd` moved to a number >= 10, so that _TRAMPOLINE can dup it to 3 or 4 safely."""
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return high
+
+
+class _Browser:
+    """One headless Chromium driven over the DevTools protocol (--remote-debugging-pipe): it
+    reads NUL-terminated JSON commands on its fd 3 and writes NUL-terminated JSON replies and
+    events on its fd 4. A thread reads them; commands to a tab carry the sessionId of a flat
+    session (Target.attachToTarget, flatten=true). Several threads may send commands at once."""
+
+    def __init__(self, chromium: str, workdir: Path):
+        self.profile = Path(tempfile.mkdtemp(prefix="profile-", dir=workdir))
+        self._log = workdir / f"{self.profile.name}.log"
+        self._cond = threading.Condition()
+        self._write_lock = threading.Lock()
+        self._next_id = 0
+        self._replies: dict[int, dict | None] = {}  # id of a command waiting -> its reply
+        self._events: dict[str, list[dict]] = {}  # events of each session, not yet awaited
+        self._lost: dict[str, str] = {}  # sessions whose tab crashed or closed -> why
+        self._shut = False
+        self.closed: str | None = None  # why the browser can no longer be used
+        commands_r, self._commands = os.pipe()
+        self._replies_fd, replies_w = os.pipe()
+        commands_r, replies_w = _high_fd(commands_r), _high_fd(replies_w)
+        os.set_blocking(self._commands, False)
+        # a Python trampoline puts the pipe's ends on the fds 3 and 4 that Chromium expects
+        argv = [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            _TRAMPOLINE,
+            str(commands_r),
+            str(replies_w),
+            chromium,
+            *CHROMIUM_FLAGS,
+            "--remote-debugging-pipe",
+            f"--user-data-dir={self.profile}",
+            "about:blank",
+        ]
+        try:
+            with open(self._log, "wb") as log:
+                self._proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    pass_fds=(commands_r, replies_w),
+                    start_new_session=True,  # its own process group: close() kills it whole
+                )
+        except OSError as err:
+            os.close(self._commands)
+            os.close(self._replies_fd)
+            shutil.rmtree(self.profile, ignore_errors=True)
+            raise BrowserError(f"Chromium did not start ({err})") from None
+        finally:
+            os.close(commands_r)
+            os.close(replies_w)
+        self._reader = threading.Thread(target=self._read, name="chromium-devtools", daemon=True)
+        self._reader.start()
+        try:
+            self.command("Browser.getVersion", timeout=START_S)
+        except (BrowserError, _ProtocolError) as err:
+            self.close()
+            raise BrowserError(f"Chromium did not start: {err}") from None
+
+    def _read(self) -> None:
+        pending = b""
+        while True:
+            try:
+                chunk = os.read(self._replies_fd, 1 << 20)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            *messages, pending = (pending + chunk).split(b"\0")
+            with self._cond:
+                for raw in messages:
+                    try:
+                        self._dispatch(json.loads(raw))
+                    except (ValueError, TypeError, AttributeError):
+                        continue  # not a protocol message
+                self._cond.notify_all()
+        try:
+            code = self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        with self._cond:
+            if self.closed is None:
+                self.closed = f"the browser exited (exit {code}{self._log_tail()})"
+            self._cond.notify_all()
+
+    def _dispatch(self, message: dict) -> None:
+        if "id" in message:
+            if message["id"] in self._replies:
+                self._replies[message["id"]] = message
+            return
+        method, params = message.get("method"), message.get("params") or {}
+        session = message.get("sessionId")
+        if method == "Inspector.targetCrashed" and session:
+            self._lost[session] = "the page crashed"
+        elif method == "Target.detachedFromTarget":
+            self._lost.setdefault(params.get("sessionId"), "the tab was closed")
+        elif session:
+            self._events.setdefault(session, []).append(message)
+
+    def _log_tail(self) -> str:
+        try:
+            lines = self._log.read_text(errors="replace").strip().splitlines()[-3:]
+        except OSError:
+            return ""
+        return "; " + " | ".join(lines) if lines else ""
+
+    def _check(self, session: str | None) -> None:
+        if self.closed is not None:
+            raise BrowserError(self.closed)
+        if session in self._lost:
+            raise _TabLost(self._lost[session])
+
+    def call(self, method: str, params=None, *, session=None, until: float) -> dict:
+        """The result of one command (to the browser, or to a tab's `session`), which must come
+        by `until` (time.monotonic()); else _Timeout."""
+        message = {"method": method, "params": params or {}}
+        if session is not None:
+            message["sessionId"] = session
+        with self._cond:
+            self._check(session)
+            self._next_id += 1
+            ident = message["id"] = self._next_id
+            self._replies[ident] = None
+        try:
+            self._send(json.dumps(message).encode() + b"\0", method, until)
+            with self._cond:
+                while self._replies[ident] is None:
+                    self._check(session)
+                    left = until - time.monotonic()
+                    if left <= 0:
+                        raise _Timeout(f"no answer to {method}")
+                    self._cond.wait(left)
+                reply = self._replies[ident]
+        finally:
+            with self._cond:
+                self._replies.pop(ident, None)
+        if "error" in reply:
+            raise _ProtocolError(f"{method}: {reply['error'].get('message')}")
+        return reply.get("result") or {}
+
+    def _send(self, data: bytes, method: str, until: float) -> None:
+        view = memoryview(data)
+        with self._write_lock:
+            while view:
+                if self._commands < 0:
+                    raise BrowserError(self.closed or "the browser was closed")
+                try:
+                    view = view[os.write(self._commands, view) :]
+                except BlockingIOError:  # the pipe is full: the browser does not read
+                    left = until - time.monotonic()
+                    if left <= 0:
+                        raise _Timeout(f"the browser does not read {method}") from None
+                    select.select([], [self._commands], [], min(left, 0.5))
+                except OSError as err:
+                    raise BrowserError(f"the browser does not read its commands ({err})") from None
+
+    def command(self, method: str, params=None, timeout: float = COMMAND_S) -> dict:
+        """A command to the browser itself; one it does not answer in time closes it."""
+        try:
+            return self.call(method, params, until=time.monotonic() + timeout)
+        except _Timeout:
+            self.close(f"the browser stopped answering (no answer to {method} in {timeout:g} s)")
+            raise BrowserError(self.closed) from None
+
+    def wait_event(self, session: str, method: str, until: float) -> dict:
+        """The params of the next event `method` of `session` not yet awaited."""
+        with self._cond:
+            while True:
+                events = self._events.get(session, [])
+                for i, event in enumerate(events):
+                    if event.get("method") == method:
+                        del events[i]
+                        return event.get("params") or {}
+                self._check(session)
+                left = until - time.monotonic()
+                if left <= 0:
+                    raise _Timeout(f"no {method}")
+                self._cond.wait(left)
+
+    def forget(self, session: str) -> None:
+        with self._cond:
+            self._events.pop(session, None)
+
+    def close(self, why: str = "the browser was closed", gently: bool = False) -> None:
+        """Kill the browser (its whole process group), reap it, remove its profile. `gently`:
+        ask it to close first (then it reaps its own child processes)."""
+        if gently and self.closed is None:
+            try:
+                self.call("Browser.close", until=time.monotonic() + 5)
+            except (BrowserError, _Timeout, _ProtocolError):
+                pass
+            try:
+                self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        with self._cond:
+            if self.closed is None:
+                self.closed = why
+            self._cond.notify_all()
+            if self._shut:
+                return
+            self._shut = True
+        try:  # (its group: the renderers too, even if the browser itself has exited)
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pass
+        self._reader.join(timeout=10)
+        with self._write_lock:
+            os.close(self._commands)
+            self._commands = -1
+        if not self._reader.is_alive():
+            os.close(self._replies_fd)
+        shutil.rmtree(self.profile, ignore_errors=True)
+        self._log.unlink(missing_ok=True)
+
+
+class _Tab:
+    """A tab of `browser`, in a browser context of its own, that opens pages one after another.
+    A call that fails or gets no answer in time marks it broken; closing it (disposing of its
+    context) also ends a page that hangs."""
+
+    def __init__(self, browser: _Browser):
+        self.browser = browser
+        self.broken = False
+        self.showing = False  # a page is open (not the blank one)
+        self.session: str | None = None
+        self.context = browser.command("Target.createBrowserContext")["browserContextId"]
+        try:
+            target = browser.command(
+                "Target.createTarget", {"url": "about:blank", "browserContextId": self.context}
+            )["targetId"]
+            attach = {"targetId": target, "flatten": True}
+            self.session = browser.command("Target.attachToTarget", attach)["sessionId"]
+            self.call("Inspector.enable")  # (its event Inspector.targetCrashed)
+            self.call("Page.enable")  # (Page.loadEventFired)
+        except (_Timeout, _TabLost, _ProtocolError) as err:
+            self.close()
+            browser.close(f"a new tab does not work ({err})")
+            raise BrowserError(browser.closed) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def call(self, method: str, params=None, until: float | None = None) -> dict:
+        until = time.monotonic() + COMMAND_S if until is None else until
+        try:
+            return self.browser.call(method, params, session=self.session, until=until)
+        except _Timeout:
+            self._timed_out()
+            raise
+        except (_TabLost, _ProtocolError):
+            self.broken = True
+            raise
+
+    def _timed_out(self) -> None:
+        """After the page did not answer in time: BrowserError if the browser does not either
+        (then the page is not to blame)."""
+        self.broken = True
+        self.browser.command("Browser.getVersion", timeout=min(COMMAND_S, 5.0))
+
+    def evaluate(self, expression: str, until: float, wait: bool = False):
+        """The (JSON) value of `expression` in the page (awaited if `wait`); _ProbeError if it
+        throws."""
+        params = {"expression": expression, "returnByValue": True, "awaitPromise": wait}
+        reply = self.call("Runtime.evaluate", params, until)
+        details = reply.get("exceptionDetails")
+        if details:
+            text = (details.get("exception") or {}).get("description") or details.get("text")
+            raise _ProbeError(" ".join(str(text).split())[:300])
+        return (reply.get("result") or {}).get("value")
+
+    def load_event(self, until: float) -> None:
+        try:
+            self.browser.wait_event(self.session, "Page.loadEventFired", until)
+        except _Timeout:
+            self._timed_out()
+            raise
+        except _TabLost:
+            self.broken = True
+            raise
+
+    def blank(self, width: int, widest: int) -> None:
+        """Show a blank page in a window `width` px wide (leaving the page shown before first,
+        so that it is not laid out again at the new width)."""
+        if self.showing:
+            self.call("Page.navigate", {"url": "about:blank"})
+            self.load_event(time.monotonic() + COMMAND_S)
+            self.showing = False
+        self.browser.forget(self.session)  # events of the pages before
+        self.call("Emulation.setDeviceMetricsOverride", _viewport(width, widest))
+
+    def close(self) -> None:
+        try:
+            self.browser.command("Target.disposeBrowserContext", {"browserContextId": self.context})
+        except (BrowserError, _ProtocolError):
+            pass  # a browser that stopped answering is closed: the next page starts a new one
+        if self.session is not None:
+            self.browser.forget(self.session)
+
+
+class _Browsers:
+    """The browser the pages are opened in, shared by the worker threads (each opens its pages
+    in a tab of its own): started when first needed, and again after it crashed or stopped
+    answering (MAX_STARTS in all)."""
+
+    def __init__(self, chromium: str, workdir: Path):
+        self._chromium, self._workdir = chromium, workdir
+        self._lock = threading.Lock()
+        self._browser: _Browser | None = None
+        self._starts = 0
+        self._failed: BrowserError | None = None
+        self._local = threading.local()  # .tab: the worker thread's tab
+
+    def _get(self) -> _Browser:
+        with self._lock:
+            if self._failed is not None:
+                raise self._failed
+            if self._browser is not None and self._browser.closed is None:
+                return self._browser
+            if self._browser is not None:
+                self._browser.close()
+                if self._starts >= MAX_STARTS:
+                    self._failed = BrowserError(
+                        f"Chromium failed {self._starts} times; last: {self._browser.closed}"
+                    )
+                    raise self._failed
+            self._starts += 1
+            try:
+                self._browser = _Browser(self._chromium, self._workdir)
+            except BrowserError as err:
+                self._failed = err
+                raise
+            return self._browser
+
+    def _blank_tab(self, width: int, widest: int) -> _Tab:
+        """The worker thread's tab, showing a blank page in a window `width` px wide."""
+        browser = self._get()
+        tab = getattr(self._local, "tab", None)
+        self._local.tab = None
+        if tab is not None and (tab.browser is not browser or tab.broken):
+            tab.close()
+            tab = None
+        if tab is not None:
+            try:
+                tab.blank(width, widest)
+                self._local.tab = tab
+                return tab
+            except (_Timeout, _TabLost, _ProtocolError):
+                tab.close()
+        tab = _Tab(browser)
+        try:
+            tab.blank(width, widest)
+        except (_Timeout, _TabLost, _ProtocolError) as err:
+            tab.close()
+            browser.close(f"a new tab does not work ({err})")
+            raise BrowserError(browser.closed) from None
+        self._local.tab = tab
+        return tab
+
+    def probe(self, url: str, widths, wait_ms: int, timeout_s: float):
+        """(probe result or None, problems) for the page at `url`; a page during which the
+        browser failed is opened once more, in a new browser."""
+        try:
+            return self._probe(url, widths, wait_ms, timeout_s)
+        except BrowserError:
+            if self._failed is not None:
+                raise
+        try:
+            return self._probe(url, widths, wait_ms, timeout_s)
+        except BrowserError as err:
+            if self._failed is not None:
+                raise
+            return None, [f"browser failed while the page was open ({err})"]
+
+    def _probe(self, url: str, widths, wait_ms: int, timeout_s: float):
+        tab = self._blank_tab(max(widths), max(widths))
+        try:
+            return _probe_page(tab, url, widths, wait_ms, timeout_s)
+        finally:
+            if tab.broken:  # (closing it ends the page if that still runs or hangs)
+                self._local.tab = None
+                tab.close()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._browser is not None:
+                self._browser.close(gently=True)
+
+
+def _viewport(width: int, widest: int) -> dict:
+    """Emulation.setDeviceMetricsOverride's params for a window `width` px wide (the screen is
+    as wide as the widest window)."""
+    return {
+        "width": width,
+        "height": WINDOW_HEIGHT,
+        "deviceScaleFactor": 1,
+        "mobile": False,
+        "screenWidth": widest,
+        "screenHeight": WINDOW_HEIGHT,
+    }
+
+
+def _probe_page(tab: _Tab, url: str, widths, wait_ms: int, timeout_s: float):
+    """(probe result or None, problems) for the page at `url`, opened in `tab` (blank, in a
+    window as wide as the widest of `widths`); the window is then narrowed to each of the other
+    widths and the layout measured again. Raises BrowserError if the browser fails."""
+    page_end = time.monotonic() + timeout_s
+    too_slow = f"browser did not finish within {timeout_s:g} s"
+
+    def by(seconds: float) -> float:
+        return min(page_end, time.monotonic() + seconds)
+
+    widest = max(widths)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        return None, f"browser did not finish within {timeout_s:g} s"
-    finally:
-        shutil.rmtree(profile, ignore_errors=True)
-    matches = _PROBE_RE.findall(proc.stdout)
-    if not matches:
-        tail = (proc.stderr or "").strip().splitlines()[-3:]
-        return None, (
-            f"no probe result in the rendered page (chromium exit {proc.returncode}; "
-            f"{' | '.join(tail)})"
-        )
-    try:
-        return json.loads(html.unescape(matches[-1])), None
-    except json.JSONDecodeError as err:
-        return None, f"unreadable probe result ({err})"
+        # The probe gives up on MathJax and images after at most 3 * wait_ms; the rest is
+        # for loading the page.
+        ready_by = by((3 * wait_ms + 5_000) / 1000)
+        try:
+            tab.showing = True
+            navigated = tab.call("Page.navigate", {"url": url}, ready_by)
+            if navigated.get("errorText"):
+                return None, [f"page did not load ({navigated['errorText']})"]
+            while True:  # (the probe runs before the page's load event)
+                tab.load_event(ready_by)
+                if tab.evaluate(f"!!{PROBE}", ready_by):
+                    break
+            result = tab.evaluate(f"{PROBE}.done", ready_by, wait=True)
+        except _Timeout:
+            if time.monotonic() >= page_end:
+                return None, [too_slow]
+            try:  # what the probe has written so far says where it stopped
+                result = tab.evaluate(f"{PROBE}.result", by(5))
+            except _Timeout:
+                result = {"status": "unresponsive"}
+        if not isinstance(result, dict):
+            return None, [f"no probe result in the rendered page (got {result!r})"]
+        if result.get("status") != "done":
+            return result, []
+        layout, faults = result.setdefault("layout", {}), result.setdefault("faults", [])
+        for width in sorted((w for w in widths if w != widest), reverse=True):
+            until = by((3 * wait_ms + 1_000) / 1000)
+            try:
+                tab.call("Emulation.setDeviceMetricsOverride", _viewport(width, widest), until)
+                answer = tab.evaluate(f"{PROBE}.layoutAt({width})", until, wait=True)
+            except _Timeout:
+                if time.monotonic() >= page_end:
+                    return result, [too_slow]
+                faults.append(f"page did not finish rendering at window width {width} px")
+                break  # a page that hangs stays hung
+            except _ProbeError as err:
+                answer = {"error": str(err)}
+            if not isinstance(answer, dict) or answer.get("error"):
+                error = answer.get("error") if isinstance(answer, dict) else repr(answer)
+                faults.append(f"probe error at window width {width} px: {error}")
+            else:
+                layout[str(width)] = answer.get("layout") or []
+        return result, []
+    except _ProbeError as err:
+        return None, [f"no probe result in the rendered page ({err})"]
+    except _TabLost as err:
+        return None, [f"browser tab failed: {err}"]
+    except _ProtocolError as err:
+        return None, [f"browser refused a command: {err}"]
 
 
 def _reference_faults(site: Path, page: str, result: dict, ids_cache: dict) -> list[str]:

@@ -1,19 +1,19 @@
 // Rendering probe injected by tests/book/browser_check.py into a copy of each built page.
 // After the page has loaded and MathJax has finished its first typeset, it collects what the
-// browser saw and writes it as JSON into a hidden PRE element (PROBE_ID). Python reads that
-// element from the DOM that `chromium --dump-dom` prints; "status": "done" is written only at the
-// very end, so a page whose probe never finishes (MathJax hanging, script error) is reported by
-// Python. The layout (what does not fit the text column or its box: outputs, code cell inputs,
-// tables, equations) is measured at the window's width and again in a frame of each of
-// FRAME_WIDTHS, where the same probe runs `frameRun`.
+// browser saw into a JSON-able result. Python drives the browser over the DevTools protocol and
+// reads it through `window[PROBE]`: `.result` (written as the probe goes; "status": "done" only
+// at the very end, so a page whose probe never finishes, MathJax hanging or a script error, is
+// reported by Python) and `.done`, a promise of the final result. The layout (what does not fit
+// the text column or its box: outputs, code cell inputs, tables, equations) is measured at the
+// window's width; Python then narrows the window (the viewport) to each narrower width and calls
+// `.layoutAt(width)`, which measures it again on the same page (no reload, no second typeset).
 (function () {
   "use strict";
-  var PROBE_ID = "cotbook-probe";
-  var WAIT_MS = __WAIT_MS__; // how long (virtual time) to wait for MathJax and for images
+  var PROBE = "__cotbookProbe";
+  var WAIT_MS = __WAIT_MS__; // how long (real time) to wait for MathJax and for images
   var LIMIT = 20; // findings kept per kind, so a page full of one fault stays readable
-  // Window widths (px) at which the layout is also checked, each in a frame of that width
-  // (the page itself is opened in a window as wide as the widest of them).
-  var FRAME_WIDTHS = __FRAME_WIDTHS__;
+  // The page's own scripts may replace it later; the probe keeps the browser's.
+  var requestFrame = window.requestAnimationFrame.bind(window);
 
   function sleep(ms) {
     return new Promise(function (resolve) { setTimeout(resolve, ms); });
@@ -25,17 +25,6 @@
     return text.length > n ? text.slice(0, n - 1) + "\u2026" : text;
   }
 
-  function write(result) {
-    var pre = document.getElementById(PROBE_ID);
-    if (!pre) {
-      pre = document.createElement("pre");
-      pre.id = PROBE_ID;
-      pre.hidden = true;
-      document.body.appendChild(pre);
-    }
-    pre.textContent = JSON.stringify(result);
-  }
-
   function windowLoaded() {
     if (document.readyState === "complete") return Promise.resolve();
     return new Promise(function (resolve) { window.addEventListener("load", resolve); });
@@ -44,6 +33,11 @@
   // Resolves to a fault string, or null when MathJax typeset the page (or the page has no math).
   async function mathjaxFinished() {
     var hasMath = document.querySelector(".math, mjx-container") !== null;
+    // A page without math that does not load MathJax either (Sphinx adds it only to pages with
+    // math) has nothing to wait for; TeX left in its text is reported by mathFaults.
+    var loadsMathJax = window.MathJax !== undefined
+      || document.querySelector("script[src*='mathjax' i]") !== null;
+    if (!hasMath && !loadsMathJax) return null;
     var waited = 0;
     while (!(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)) {
       if (waited >= WAIT_MS) {
@@ -121,9 +115,7 @@
     var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
       acceptNode: function (node) {
         for (var el = node.parentElement; el; el = el.parentElement) {
-          if (skip.has(el.tagName.toUpperCase()) || el.id === PROBE_ID) {
-            return NodeFilter.FILTER_REJECT;
-          }
+          if (skip.has(el.tagName.toUpperCase())) return NodeFilter.FILTER_REJECT;
           if (el.classList.contains("highlight")) return NodeFilter.FILTER_REJECT;
         }
         return NodeFilter.FILTER_ACCEPT;
@@ -200,7 +192,7 @@
     return !!code && /\bexcept\b|catch_warnings/.test(code.textContent);
   }
 
-  // ---- Layout: what does not fit the text column (at each window width, see layoutInFrame) ----
+  // ---- Layout: what does not fit the text column (at each window width, see layoutAt) ----
   // Each finding is {what, px}: what is wrong (the same words at every width) and by how many
   // px. There is one finding at most per output box, cell input, table or equation, so none are
   // capped.
@@ -418,54 +410,31 @@
     return list.slice(0, LIMIT).concat(["... and " + (list.length - LIMIT) + " more"]);
   }
 
-  // The layout at another window width: the same page in a frame that wide (the frame's probe
-  // runs `frameRun` and posts its findings back). Resolves to {layout} or {fault}.
-  function layoutInFrame(width) {
-    return new Promise(function (resolve) {
-      var frame = document.createElement("iframe");
-      var timer = null;
-      function finish(answer) {
-        window.removeEventListener("message", listen);
-        clearTimeout(timer);
-        frame.remove();
-        resolve(answer);
-      }
-      function listen(event) {
-        var data = event.data;
-        if (event.source !== frame.contentWindow || !data || data.probe !== PROBE_ID) return;
-        if (data.error) finish({ fault: "probe error at window width " + width + " px: "
-          + data.error });
-        else finish({ layout: data.layout });
-      }
-      window.addEventListener("message", listen);
-      timer = setTimeout(function () {
-        finish({ fault: "page did not finish rendering at window width " + width + " px" });
-      }, 3 * WAIT_MS + 1000);
-      frame.style.cssText = "position: fixed; left: 0; top: 0; border: 0; z-index: 2147483647; "
-        + "background: white; width: " + width + "px; height: " + window.innerHeight + "px;";
-      frame.src = location.href.split("#")[0];
-      document.body.appendChild(frame);
-    });
+  function nextFrame() {
+    return new Promise(function (resolve) { requestFrame(function () { resolve(); }); });
   }
 
-  // In a frame opened by layoutInFrame: wait for the page as `run` does, post the layout.
-  async function frameRun() {
-    var answer = { probe: PROBE_ID, width: window.innerWidth, layout: [] };
+  // The layout after Python narrowed the window to `width` px: once the page sees that width,
+  // two animation frames let its resize handlers and observers run and the layout settle (CSS
+  // media queries apply as in a window that wide). Resolves to {layout} or {error}.
+  async function layoutAt(width) {
     try {
-      await windowLoaded();
-      await mathjaxFinished();
-      await imagesSettled();
+      for (var frames = 0; window.innerWidth !== width; frames++) {
+        if (frames >= 100) {
+          throw new Error("the window stays " + window.innerWidth + " px wide, not " + width);
+        }
+        await nextFrame();
+      }
+      await nextFrame();
+      await nextFrame();
       if (document.fonts) await document.fonts.ready;
-      answer.layout = layoutFindings();
+      return { layout: layoutFindings() };
     } catch (err) {
-      answer.error = short(String(err && err.stack || err), 300);
+      return { error: short(String(err && err.stack || err), 300) };
     }
-    window.parent.postMessage(answer, "*");
   }
 
-  async function run() {
-    var result = { status: "running", url: location.href, faults: [], layout: {} };
-    write(result);
+  async function run(result) {
     try {
       await windowLoaded();
       var mj = await mathjaxFinished();
@@ -488,19 +457,14 @@
       });
       if (document.fonts) await document.fonts.ready;
       result.layout[window.innerWidth] = layoutFindings();
-      for (var i = 0; i < FRAME_WIDTHS.length; i++) {
-        var answer = await layoutInFrame(FRAME_WIDTHS[i]);
-        if (answer.fault) result.faults.push(answer.fault);
-        else result.layout[FRAME_WIDTHS[i]] = answer.layout;
-      }
       result.status = "done";
     } catch (err) {
       result.status = "error";
       result.faults.push("probe error: " + short(String(err && err.stack || err), 300));
     }
-    write(result);
+    return result;
   }
 
-  if (window.parent !== window) frameRun();
-  else run();
+  var result = { status: "running", url: location.href, faults: [], layout: {} };
+  window[PROBE] = { result: result, done: run(result), layoutAt: layoutAt };
 })();
