@@ -40,13 +40,20 @@ def test_deep_saturation_value_is_the_floor_not_zero():
 
 @pytest.mark.slow
 def test_long_double_bound_refuses_underflow_too():
-    """The same range rule holds in the extended-precision tier (x87: 1e-4932)."""
+    """The same range rule holds in the extended-precision tier (x87: 1e-4932).
+
+    At (2, 1e3, 100) and t = 3000, c_0 = (alpha/(K rho))^3000 ~ 1e-5587 underflows to 0 and so
+    does E_t; without the rule the bound would be 0 too (a certified E_t = 0, the fault above),
+    so only the range rule refuses it.  (The earlier point, (2, 3, 1) at t = 11000, took 4 s and
+    could not fail: its subnormal term is 0 * inf = NaN, refused whether or not the rule holds.)
+    """
     if not closed_form._HAVE_LONGDOUBLE:
         pytest.skip("no extended precision on this platform")
-    _, bound = lagrange.stream_depth(
-        np.array([2.0]), np.array([3.0]), 1.0, 11000, dtype=np.longdouble
+    E, bound = lagrange.stream_depth(
+        np.array([2.0]), np.array([1e3]), 100.0, 3000, dtype=np.longdouble
     )
-    assert not np.isfinite(bound[0])  # (alpha/(K rho))^11000 ~ 1e-4960 underflows
+    assert E[0] == 0.0  # the underflow reached the value: only the bound can refuse it
+    assert not np.isfinite(bound[0])
 
 
 def test_a_curve_tries_extended_precision_before_the_contours_at_shallow_depths(monkeypatch):

@@ -234,13 +234,17 @@ def test_ridge_size_limits_come_before_any_work():
 
 
 @pytest.mark.parametrize(
-    "alpha,tau,lam", [(2.0, 3.0, 0.1), (2.0, 3.0, 1.0), (2.0, 0.5, 0.1), (0.5, 0.5, 1.0)]
+    "alpha,tau,lam,D",
+    [(2.0, 3.0, 0.1, 800), (2.0, 3.0, 1.0, 400), (2.0, 0.5, 0.1, 800), (0.5, 0.5, 1.0, 800)],
 )
 @pytest.mark.slow
-def test_lambda_theory_matches_simulation_at_D800(alpha, tau, lam):
-    """The lambda > 0 theory within 3% of simulations for t <= 5 at D = 800 (also tau < 1)."""
+def test_lambda_theory_matches_simulation_at_large_D(alpha, tau, lam, D):
+    """The lambda > 0 theory within 3% of simulations for t <= 5 at D = 800 (also tau < 1);
+    D = 400 at (2, 3, lam = 1), the point closest to its theory: the largest deviation is 0.16%
+    at this seed (0.17% at D = 800), at most 0.8% over seeds 0-3 (0.3% at D = 800), while
+    halving or doubling lam moves E_t by 20-35% there."""
     sim, sem, _ = simulate.simulated_curve(
-        alpha, tau, 0.01, 5, D=800, lam=lam, trials=3, test_designs=1
+        alpha, tau, 0.01, 5, D=D, lam=lam, trials=3, test_designs=1
     )
     E = theory.error_curve(alpha, tau, 0.01, 5, lam=lam)
     assert np.all(np.abs(sim - E) <= 0.03 * E)
