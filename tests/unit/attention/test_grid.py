@@ -35,11 +35,18 @@ def test_grid_spec_round_trips_and_validates():
     assert len(sens.units()) == len(grid.VARIANTS) * 2 * 3
 
 
+@pytest.fixture(scope="module")
+def small_run():
+    """One run of the small grid, ``(data, timings)``, for the tests that read it (neither
+    changes it)."""
+    return grid.run(SMALL)
+
+
 @pytest.mark.slow
-def test_grid_runs_every_configuration_and_is_reproducible_alone():
+def test_grid_runs_every_configuration_and_is_reproducible_alone(small_run):
     """A small grid: shapes, and one entry recomputed alone from its seeds (the stacked program
     trains each configuration as it would be trained by itself)."""
-    out, timings = grid.run(SMALL)
+    out, timings = small_run
     for model in attention.MODELS:
         for mask in attention.MASKS:
             E = np.asarray(out["E"][model][mask])
@@ -66,10 +73,10 @@ def test_a_row_unit_trains_the_same_bits_as_its_whole_column():
 
 
 @pytest.mark.slow
-def test_units_assemble_to_the_same_data_in_any_order_and_through_json():
+def test_units_assemble_to_the_same_data_in_any_order_and_through_json(small_run):
     """What a resumed run does: some units read back from their JSON checkpoint, the rest
     computed later and in another order -- the assembled data are identical."""
-    whole, _ = grid.run(SMALL)
+    whole, _ = small_run
     units = SMALL.units()
     first = {u: json.loads(json.dumps(grid.run_unit(SMALL, u))) for u in units[:2]}
     later = {u: grid.run_unit(SMALL, u) for u in reversed(units[2:])}

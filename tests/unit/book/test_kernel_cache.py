@@ -1,5 +1,15 @@
 """kernel_cache.warm compiles every numba kernel the studies' units call, so that a worker
-process started after it compiles nothing (issue 31: every worker compiled on its own)."""
+process started after it compiles nothing (issue 31: every worker compiled on its own).
+
+And the numba kernels give the same bits whether compiled in the running process or loaded from
+numba's cache: a kernel whose loop fused exp with its sum was vectorized only when compiled
+fresh, so the first run after a change did not reproduce the next (the last bit of CoT errors).
+
+Both claims need a process that compiles on an empty cache and a later one that loads from it;
+a fresh compile takes seconds, so one such pair of processes serves both: the kernel call whose
+bits are compared is one the units make, compiled by warm() in the first and loaded in the
+second.
+"""
 
 import os
 import subprocess
@@ -17,18 +27,63 @@ for point in [(2.0, 3.0, 0.01), (0.3, 5.0, 0.0), (1.0, 1.5, 0.5)]:
     theory.error_curve(*point, 300)
 """
 
+# One call of the CoT-error kernel, with the argument types the units use (so warm() has
+# compiled it in the first process and the units have loaded it in the second), hashed; and the
+# kernel's cache hits and misses in the process (a miss: compiled here; a hit: loaded).
+PROGRAM = """
+import hashlib
+import numpy as np
+from cotbook.attention import _kernels
+
+rng = np.random.default_rng(3)
+G, n, R, D = 2, 8, 12, 6
+pool = rng.standard_normal((n, R, D + 1)).astype(np.float32)  # a grid's test data: float32
+K = 0.3 * rng.standard_normal((G, 2 * D + 2, D + 1))
+V = 0.3 * rng.standard_normal((G, D, 2 * D + 2))
+est0, w = rng.standard_normal((n, D)), rng.standard_normal((n, D))
+err = _kernels.cot_errors(pool, "softmax", True, K, V, est0, w, 0.7, R, 9)
+stats = _kernels._cot_errors.stats
+hits, misses = sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
+print("sha256", hashlib.sha256(err.tobytes()).hexdigest(), hits, misses)
+"""
+MARK = "---- PROGRAM ----"
+
 
 def _python(code, env):
+    """Run ``code``, then PROGRAM: (the output before PROGRAM, PROGRAM's digest line)."""
+    code += f"print({MARK!r}, flush=True)\nexec({PROGRAM!r}, {{}})\n"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
-    return out.stdout + out.stderr
+    before, mark, after = out.stdout.partition(MARK + "\n")
+    assert mark, out.stdout[-2000:]  # numba's cache log is printed to stdout
+    (digest,) = [line.split()[1:] for line in after.splitlines() if line.startswith("sha256 ")]
+    return before + out.stderr, digest
+
+
+@pytest.fixture(scope="module")
+def processes(tmp_path_factory):
+    """Two processes on an empty numba cache, as on a fresh machine: the first runs warm(),
+    the second the units a worker runs; each then runs PROGRAM."""
+    cache = tmp_path_factory.mktemp("numba")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), NUMBA_DEBUG_CACHE="1")
+    warmed = _python("from cotbook.book import kernel_cache; kernel_cache.warm()\n", env)
+    worker = _python(UNITS, env)
+    return warmed, worker
 
 
 @pytest.mark.slow
-def test_a_process_after_warm_loads_every_kernel_and_compiles_none(tmp_path):
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), NUMBA_DEBUG_CACHE="1")
-    warmed = _python("from cotbook.book import kernel_cache; kernel_cache.warm()", env)
+def test_a_process_after_warm_loads_every_kernel_and_compiles_none(processes):
+    (warmed, _), (worker, _) = processes
     assert warmed.count("data saved to") >= 7  # 5 attention kernels, 2 recurrences
-    worker = _python(UNITS, env)
     assert "data loaded from" in worker
-    assert "data saved to" not in worker, [l for l in worker.splitlines() if "saved" in l]
+    assert "data saved to" not in worker, [line for line in worker.splitlines() if "saved" in line]
+
+
+@pytest.mark.slow
+def test_a_freshly_compiled_kernel_and_its_cached_copy_agree_bit_for_bit(processes):
+    (_, fresh), (_, cached) = processes
+    # one type signature in each process: compiled in the first (a miss, no hit), loaded from
+    # the cache it wrote in the second (a hit, no miss)
+    assert fresh[1:] == ["0", "1"]
+    assert cached[1:] == ["1", "0"]
+    assert fresh[0] == cached[0]
