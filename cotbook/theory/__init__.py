@@ -3,7 +3,7 @@
 The face readers use is :func:`error_curve`: ``E_0 .. E_{t_max}`` of Result 1 for any ridge
 ``lam >= 0``.  It dispatches ``lam = 0`` to the closed form (:mod:`.closed_form`, certified to
 ``rtol``) and ``lam > 0`` to the closed order-parameter system of Appendix C.9
-(:mod:`.derivation`).
+(:mod:`.ridge`).
 
 Every name here is imported on first use (``_LAZY``), so that importing one theory module runs
 only the modules it imports itself: a record computed with :mod:`.phases` does not depend on
@@ -21,7 +21,9 @@ Modules (each has one job):
 - :mod:`.ball`        -- an independent rigorous reference: the finite sum in ball arithmetic.
 - :mod:`.domain`      -- the parameter domain every public function checks, and the accuracy
   arguments with :class:`AccuracyError`.
-- :mod:`.derivation`  -- Appendix C executed step by step; the lambda >= 0 curve.
+- :mod:`.derivation`  -- Appendix C executed step by step, to the closed system (App. C.9).
+- :mod:`.ridge`       -- the lambda >= 0 curve: the closed system read off a torus (imported
+  by name).
 - :mod:`.numerics`    -- Appendix D: the fast engine against the paper's recursion.
 - :mod:`.phases`      -- Result 2's regimes, tau_c, decay rates, floors; Theorem 1.
 - :mod:`.asymptotics` -- the law of E_t - E_inf as t -> infinity in every regime, from the

@@ -1,7 +1,7 @@
 """The closed system's two-point function on a torus, compiled (numba).
 
 ``m13(u(x), v(y))``, of which ``B(x, y) = m13 / ((1 - x)(1 - y))`` is the generating function
-of E_t (:func:`cotbook.theory.derivation.ridge_curve`), at every pair of a row node ``x_i`` and
+of E_t (:func:`cotbook.theory.ridge.ridge_curve`), at every pair of a row node ``x_i`` and
 a column node ``y_j``.  The u-sector is known at the row
 nodes, the v-sector at the column nodes; ``m13`` comes from the linear mixed sector of App. C.9
 (Eq. closed_mixed_summary): its first two equations give ``m13`` and ``m23`` in terms of ``m14``

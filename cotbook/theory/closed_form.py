@@ -1,6 +1,6 @@
 """The lambda = 0 engine: E_t of Result 1, certified to ``rtol``, at every depth asked.
 
-(lambda > 0 is the closed system of Appendix C.9, :mod:`cotbook.theory.derivation`; the face
+(lambda > 0 is the closed system of Appendix C.9, :mod:`cotbook.theory.ridge`; the face
 :func:`cotbook.theory.error_curve` dispatches between the two.)
 
 Every evaluation here is exact in exact arithmetic (the closed forms of :mod:`.result1`, the

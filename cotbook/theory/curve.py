@@ -1,18 +1,18 @@
 """E_t of Result 1 for any ridge: the face that dispatches ``lam = 0`` to the certified closed
 form (:mod:`.closed_form`) and ``lam > 0`` to the closed order-parameter system of Appendix C.9
-(:mod:`.derivation`).  Readers call it as :func:`cotbook.theory.error_curve`.
+(:mod:`.ridge`).  Readers call it as :func:`cotbook.theory.error_curve`.
 """
 
 from __future__ import annotations
 
 from .._checks import nonnegative
-from . import closed_form, derivation, domain
+from . import closed_form, domain, ridge
 
 __all__ = ["error_curve", "LAM_RTOL"]
 
-LAM_RTOL = derivation.RIDGE_RTOL
+LAM_RTOL = ridge.RIDGE_RTOL
 """Default accuracy of the ``lam > 0`` curve, ``error_t <= LAM_RTOL |E_t| + 1e-12`` at every
-depth (:func:`~cotbook.theory.derivation.ridge_curve`; its bound is ``2 nu r^-2t`` from the FFT's
+depth (:func:`~cotbook.theory.ridge.ridge_curve`; its bound is ``2 nu r^-2t`` from the FFT's
 upper bins, so deep depths on a small torus cannot be certified to many digits)."""
 
 
@@ -64,4 +64,4 @@ def error_curve(alpha, tau, sigma2, t_max, *, lam=0.0, method="auto", dps=None, 
     if dps is not None:
         raise ValueError(f"dps must be None when lam > 0 (no mpmath path), got {dps!r}")
     rtol = LAM_RTOL if rtol is None else domain.rtol(rtol)
-    return derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, rtol=rtol).E
+    return ridge.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, rtol=rtol).E

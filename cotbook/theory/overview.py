@@ -20,7 +20,7 @@ import numpy as np
 
 from .._checks import nonneg_int
 from .._threads import on_one_blas_thread
-from . import closed_form, derivation, domain, phases
+from . import closed_form, domain, phases, ridge
 
 __all__ = [
     "OPTIMAL_T_MAX",
@@ -67,7 +67,7 @@ class Summary:
     """``{t: E_t}`` (Result 1), depths ascending, values Python floats."""
     E_error: dict | None
     """``{t: bound on |E_t - exact|}`` where ``lam > 0`` (the closed system's certified bound,
-    :func:`cotbook.theory.derivation.ridge_curve`); ``None`` at ``lam = 0``, where every value
+    :func:`cotbook.theory.ridge.ridge_curve`); ``None`` at ``lam = 0``, where every value
     is certified to 1e-10 relative."""
     tau_c: float | None
     tau_stable: float | None
@@ -201,14 +201,14 @@ def _optimal_row(best, regime):
 
 
 def _depths(t, lam):
-    cap = closed_form.DEPTH_T_MAX if lam == 0 else derivation.RIDGE_T_MAX
+    cap = closed_form.DEPTH_T_MAX if lam == 0 else ridge.RIDGE_T_MAX
     values = np.atleast_1d(np.asarray(t, dtype=object)).tolist()
     depths = sorted({nonneg_int("t", v) for v in values})
     if not depths:
         raise ValueError("t must be a depth or a non-empty sequence of depths (integers >= 0)")
     if depths[-1] > cap:
         other = (
-            f"{derivation.RIDGE_T_MAX} when lam > 0"
+            f"{ridge.RIDGE_T_MAX} when lam > 0"
             if lam == 0
             else f"{closed_form.DEPTH_T_MAX} when lam = 0"
         )
@@ -224,7 +224,7 @@ def _errors(alpha, tau, sigma2, depths, lam):
     if lam == 0:
         return closed_form.errors_at(alpha, tau, sigma2, depths), None
     # what cotbook.theory.error_curve returns for lam > 0 (its default accuracy, LAM_RTOL)
-    curve = derivation.ridge_curve(alpha, tau, sigma2, depths[-1], lam=lam)
+    curve = ridge.ridge_curve(alpha, tau, sigma2, depths[-1], lam=lam)
     return curve.E[depths], curve.error[depths]
 
 
@@ -292,7 +292,7 @@ def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
     relative, depths up to :data:`~cotbook.theory.closed_form.DEPTH_T_MAX`) or
     :func:`cotbook.theory.error_curve` (``lam > 0``, the closed system of Appendix C.9,
     certified to :data:`~cotbook.theory.LAM_RTOL` relative plus 1e-12, depths up to
-    :data:`~cotbook.theory.derivation.RIDGE_T_MAX`; a depth whose small value cannot be
+    :data:`~cotbook.theory.ridge.RIDGE_T_MAX`; a depth whose small value cannot be
     certified raises :class:`~cotbook.theory.AccuracyError`).  At ``lam = 0`` it adds
     ``tau_c``, the regime, ``Lambda`` and ``E_inf`` (Result 2, :mod:`cotbook.theory.phases`), the
     leading term of ``E_t - E_inf`` (:mod:`cotbook.theory.asymptotics`) and, in the overthinking

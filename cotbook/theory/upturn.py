@@ -24,13 +24,13 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import positive_int
-from . import closed_form, derivation, domain
+from . import closed_form, domain, ridge
 
 __all__ = ["Bracket", "turns_up", "boundary", "decays", "decay_boundary"]
 
 RIDGELESS_RTOL = 1e-10
 """Accuracy of the ``lam = 0`` curve (:func:`cotbook.theory.closed_form.ridgeless_curve`)."""
-DECAY_RADIUS = derivation.R_ABOVE
+DECAY_RADIUS = ridge.R_ABOVE
 """Default torus radius of :func:`decays`: the nearest to ``|x| = 1`` the closed system is
 certified on beyond it (nearer, removing the poles at 1 loses too many digits)."""
 
@@ -40,7 +40,7 @@ def _curve(alpha, tau, sigma2, horizon, lam):
     if lam == 0:
         E = closed_form.ridgeless_curve(alpha, tau, sigma2, horizon, rtol=RIDGELESS_RTOL)
         return E, RIDGELESS_RTOL * np.abs(E)
-    curve = derivation.ridge_curve(alpha, tau, sigma2, horizon, lam=lam)
+    curve = ridge.ridge_curve(alpha, tau, sigma2, horizon, lam=lam)
     return curve.E, curve.error
 
 
@@ -49,7 +49,7 @@ def turns_up(alpha, tau, sigma2, horizon, *, lam=0.0) -> bool:
     lies before it and ``E_horizon - err > E_min + err`` (both values' certified bounds).
 
     ``lam = 0`` reads the ridgeless curve (Result 1, certified to 1e-10 relative), ``lam > 0``
-    the closed system of App. C.9 (:func:`~cotbook.theory.derivation.ridge_curve`); a curve
+    the closed system of App. C.9 (:func:`~cotbook.theory.ridge.ridge_curve`); a curve
     that cannot be certified to ``horizon`` raises its
     :class:`~cotbook.theory.domain.AccuracyError`.
 
@@ -58,7 +58,7 @@ def turns_up(alpha, tau, sigma2, horizon, *, lam=0.0) -> bool:
     alpha, tau, sigma2 : float
         The point (``tau > 1`` when ``lam = 0``, ``tau > 0`` otherwise).
     horizon : int
-        Deepest depth looked at, ``1 <= horizon <=`` :data:`~cotbook.theory.derivation.RIDGE_T_MAX`.
+        Deepest depth looked at, ``1 <= horizon <=`` :data:`~cotbook.theory.ridge.RIDGE_T_MAX`.
     lam : float
         Ridge ``lambda >= 0``.
     """
@@ -73,8 +73,8 @@ def turns_up(alpha, tau, sigma2, horizon, *, lam=0.0) -> bool:
 
 def _horizon(value) -> int:
     horizon = positive_int("horizon", value)
-    if horizon > derivation.RIDGE_T_MAX:
-        raise ValueError(f"horizon must be <= {derivation.RIDGE_T_MAX}, got {horizon}")
+    if horizon > ridge.RIDGE_T_MAX:
+        raise ValueError(f"horizon must be <= {ridge.RIDGE_T_MAX}, got {horizon}")
     return horizon
 
 
@@ -139,7 +139,7 @@ def boundary(alpha, sigma2, horizon, *, lam=0.0, tau_lo, tau_hi, xtol=1e-3) -> B
 
 def decays(alpha, tau, sigma2, *, lam=0.0, radius=DECAY_RADIUS, n=2048, t_max=300) -> bool:
     """Whether the closed system of App. C.9 is certified on the torus ``|x| = |y| = radius``
-    beyond 1 (:func:`~cotbook.theory.derivation.ridge_curve` with that torus, ``n`` points per
+    beyond 1 (:func:`~cotbook.theory.ridge.ridge_curve` with that torus, ``n`` points per
     circle, checked to ``t_max``).
 
     There ``B`` less its poles at ``x = 1``, ``y = 1`` is analytic inside the torus, so
@@ -153,8 +153,8 @@ def decays(alpha, tau, sigma2, *, lam=0.0, radius=DECAY_RADIUS, n=2048, t_max=30
     if not 1 < radius <= 2:
         raise ValueError(f"radius must be in (1, 2], got {radius!r}")
     try:
-        derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, radius=radius, n=n)
-    except derivation.RidgeAccuracyError:
+        ridge.ridge_curve(alpha, tau, sigma2, t_max, lam=lam, radius=radius, n=n)
+    except ridge.RidgeAccuracyError:
         return False
     return True
 

@@ -20,7 +20,7 @@ FUNCTIONS = [
     "cotbook.theory.error_grid",
     "cotbook.theory.phases.tau_c",
     "cotbook.theory.phases.regime",
-    "cotbook.theory.derivation.ridge_curve",
+    "cotbook.theory.ridge.ridge_curve",
     "cotbook.theory.numerics.accuracy_rows",
     "cotbook.simulation.simulated_curve",
     "cotbook.attention.train",

@@ -1,6 +1,6 @@
 """The precomputed record ``ridge_depths``, shown by the chapters ``ridge`` and ``ridge_depth``:
 the closed system at lambda > 0: its depth, its lambda -> 0 limit and the overthinking boundary
-(cotbook.theory.derivation, cotbook.theory.upturn). :func:`compute` writes its data (``python -m
+(cotbook.theory.ridge, cotbook.theory.upturn). :func:`compute` writes its data (``python -m
 cotbook precompute --only ridge_depths``); :func:`decode` gives the chapter the objects the
 computing functions return. This module and its import closure are the record's producers
 (:data:`cotbook.book.results.PRECOMPUTED_ROOTS`): a change here stales this record.
@@ -63,7 +63,7 @@ CONFIG = {
 
 
 def compute(config) -> dict:
-    from ...theory import curve, derivation
+    from ...theory import curve, ridge
 
     a, s2, t_max, lams = config["alpha"], config["sigma2"], config["t_max"], config["lams"]
     curves = [
@@ -76,7 +76,7 @@ def compute(config) -> dict:
         for lam in lams
         if lam > 0 or tau > 1
     ]
-    dmap = derivation.depth_map(a, s2, config["depth_taus"], lams, t_max)
+    dmap = ridge.depth_map(a, s2, config["depth_taus"], lams, t_max)
     depth = [
         {
             "lam": lam,
@@ -87,7 +87,7 @@ def compute(config) -> dict:
     # the closed system solved at lam = 0, to set against Result 1's closed form
     checks = []
     for alpha, tau in config["system_checks"]:
-        curve = derivation.ridge_curve(alpha, tau, s2, config["check_t_max"], lam=0.0)
+        curve = ridge.ridge_curve(alpha, tau, s2, config["check_t_max"], lam=0.0)
         checks.append({"alpha": alpha, "tau": tau, **plain(curve._asdict())})
     return {
         "curves": curves,
@@ -128,17 +128,17 @@ def _ridge_reach(sigma2, config) -> list:
     """The deepest depth the torus certifies when ``t_max`` is asked for (``t_max`` itself
     where the whole curve is certified), at each point and ridge, with the radius used and
     ``E_{t_max}`` and its bound where the curve is returned."""
-    from ...theory import derivation
+    from ...theory import ridge
 
     out = []
     for alpha, tau in config["points"]:
         for lam in config["lams"]:
             row = {"alpha": alpha, "tau": tau, "lam": lam}
             try:
-                curve = derivation.ridge_curve(alpha, tau, sigma2, config["t_max"], lam=lam)
+                curve = ridge.ridge_curve(alpha, tau, sigma2, config["t_max"], lam=lam)
                 row |= {"reach": config["t_max"], "radius": curve.radius}
                 row |= {"E_end": float(curve.E[-1]), "error_end": float(curve.error[-1])}
-            except derivation.RidgeAccuracyError as refusal:
+            except ridge.RidgeAccuracyError as refusal:
                 row |= {"reach": refusal.certified_to, "radius": None}
                 row |= {"E_end": None, "error_end": None}
             out.append(row)
@@ -153,14 +153,14 @@ def _ridge_lam_limit(sigma2, config) -> list:
     largest relative effect there."""
     import numpy as np
 
-    from ...theory import curve, derivation
+    from ...theory import curve, ridge
 
     small, double = config["lams"]
     t_max = config["t_max"]
     out = []
     for alpha, tau in config["points"]:
         one, two = (
-            derivation.ridge_curve(alpha, tau, sigma2, t_max, lam=lam) for lam in (small, double)
+            ridge.ridge_curve(alpha, tau, sigma2, t_max, lam=lam) for lam in (small, double)
         )
         ridgeless = curve.error_curve(alpha, tau, sigma2, t_max)
         limit = (2 * one.E - two.E)[1:]  # E_0 = 1 exactly, with bound 0
@@ -206,7 +206,7 @@ def _ridge_simulations(sigma2, config) -> list:
 def decode(data) -> dict:
     import numpy as np
 
-    from ...theory.derivation import RidgeCurve
+    from ...theory.ridge import RidgeCurve
 
     curves = {(c["tau"], c["lam"]): np.array(c["E"]) for c in data["curves"]}
     dmap = {

@@ -3,7 +3,7 @@
 
 import pytest
 
-from cotbook.theory import derivation, phases, upturn
+from cotbook.theory import phases, ridge, upturn
 
 
 def test_the_ridgeless_boundary_is_where_result_3s_optimal_depth_reaches_the_horizon():
@@ -36,7 +36,7 @@ def test_turns_up_reads_the_certified_curve():
     assert not upturn.turns_up(2.0, 10.0, 0.01, 40)
     assert upturn.turns_up(2.0, 2.0, 0.01, 40, lam=1e-3)
     assert not upturn.turns_up(2.0, 3.0, 0.01, 40, lam=0.1)
-    E = derivation.ridge_curve(2.0, 3.0, 0.01, 40, lam=0.1).E
+    E = ridge.ridge_curve(2.0, 3.0, 0.01, 40, lam=0.1).E
     assert E.argmin() == 40
 
 

@@ -1,0 +1,522 @@
+"""E_t in the limit for any ridge ``lam >= 0``: the closed system of App. C.9 read off a torus.
+
+``E_t = [x^t y^t] B(x, y)`` with ``B = m13(u(x), v(y)) / ((1-x)(1-y))`` and
+``u(x) = -x / (alpha (1 - x))`` (App. C.2, Eq. generalization_from_F, with the change of
+variables of App. D): :func:`ridge_curve` reads the diagonal Taylor coefficients off a 2-D FFT
+of B on a torus ``|x| = |y| = r``, chooses the torus by an analyticity check, and certifies
+every depth it returns.  ``m13`` comes from the closed system solved in
+:mod:`cotbook.theory.derivation` (its u- and v-sectors, continued to the torus' nodes) and the
+compiled mixed sector of :mod:`cotbook.theory._torus`.  :func:`depth_map` is the ridge
+chapter's study of the best depth over ``tau`` and ``lam``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import _checks
+from .._threads import on_one_blas_thread
+from . import _torus, domain
+from .derivation import Point, _u_sector, _v_sector
+
+__all__ = [
+    "RIDGE_RTOL",
+    "RIDGE_T_MAX",
+    "RIDGE_N_MAX",
+    "R_ABOVE",
+    "RidgeCurve",
+    "RidgeAccuracyError",
+    "ridge_curve",
+    "depth_map",
+]
+
+RIDGE_T_MAX = 2000
+"""Deepest ``t_max`` of :func:`ridge_curve` (its torus has ``n >= 2 t_max + 8`` points per
+circle)."""
+
+RIDGE_N_MAX = 8192
+"""Most points per circle :func:`ridge_curve` uses: ``n = 8192`` holds ``n^2`` complex values
+(1.1 GB; about 3.3 GB at the peak of one torus) and takes about 11 s per radius on one core
+(``n = 4096``: 2-3 s)."""
+
+RIDGE_RTOL = 1e-6
+"""Default relative accuracy of :func:`ridge_curve` (with ``atol = 1e-12``)."""
+
+_RADII = tuple(0.95 * 0.9**k for k in range(45))  # 0.95 .. 0.0093: the radius ladder
+_R_BELOW = 0.999  # the bisection's band below |x| = 1 ends here
+R_ABOVE = 1.03
+"""The smallest torus radius beyond ``|x| = 1`` that :func:`ridge_curve` tries: nearer 1,
+removing the poles at 1 cancels about ``1/(r - 1)^2`` digits (a torus at r = 1.01 fails its
+check by round-off)."""
+_R_CAP = 2.0  # the largest radius the bisection above the ladder tries
+_POLE_NODES = 64  # nodes of the circle around x = 1 whose means give F(x, 1), F(1, y), F(1, 1)
+_REFINE_RTOL = 1e-3  # the bisection stops when its passing and failing radii are this close
+
+
+def _torus_coefficients(p: Point, r, n):
+    """``b[s, t] r^{s+t}`` for ``B(x, y) = m13(u(x), v(y)) / ((1-x)(1-y))`` on the torus
+    ``|x| = |y| = r < 1`` with ``n`` points per circle (2-D FFT), ``u(x) = -x/(alpha(1-x))``;
+    also ``max |B|`` on the torus."""
+    x = r * np.exp(2j * np.pi * np.arange(n) / n)
+    z, U, V = _circle_sectors(p, x)
+    with np.errstate(all="ignore"):
+        F = _torus.m13_on_torus(z, *U, z, *V, p.alpha, p.tau, p.c, p.lam)
+        Bxy = F / ((1 - x)[:, None] * (1 - x)[None, :])
+    if not np.all(np.isfinite(Bxy)):
+        raise ArithmeticError("closed system: B is not finite on the torus")
+    return np.fft.fft2(Bxy) / (n * n), float(np.abs(Bxy).max())
+
+
+def _circle_sectors(p: Point, x):
+    """``u(x)`` and the u- and v-sector unknowns the mixed sector needs, at the nodes ``x``
+    (continued radially in x where ``|x| > 1``, see ``_solve_sector``)."""
+    z = -x / (p.alpha * (1 - x))
+    path = x if np.max(np.abs(x)) > 1 else None
+    with np.errstate(all="ignore"):  # a node whose Newton path fails raises ArithmeticError
+        us, vs = _u_sector(z, p, x=path), _v_sector(z, p, x=path)
+    U = [np.ascontiguousarray(us[k], dtype=complex) for k in ("m11", "m12", "m21", "m22")]
+    V = [np.ascontiguousarray(vs[k], dtype=complex) for k in ("m34", "m43", "m44")]
+    return z, U, V
+
+
+def _m13(p: Point, rows, cols):
+    """``m13(u(x_i), v(y_j))`` for two node sets given as ``_circle_sectors`` output."""
+    (zu, U, _), (zv, _, V) = rows, cols
+    with np.errstate(all="ignore"):
+        F = _torus.m13_on_torus(zu, *U, zv, *V, p.alpha, p.tau, p.c, p.lam)
+    if not np.all(np.isfinite(F)):
+        raise ArithmeticError("closed system: m13 is not finite on the torus")
+    return F
+
+
+def _beyond_curve(p: Point, r, n, t_max, failures=None):
+    """``(E, err, aliased)`` on a torus of radius ``r > 1``, or ``None`` where it fails.
+
+    ``F = m13(u(x), v(y))`` is analytic at ``x = 1`` and ``y = 1`` (``u = infinity`` is a
+    regular point of the sectors), but ``B = F / ((1-x)(1-y))`` has poles there wherever
+    ``E_inf = F(1, 1) > 0``.  They are taken out exactly::
+
+        B = K / ((1-x)(1-y)) + G(x) / (1-y) + H(y) / (1-x) + Bh(x, y),
+        K = F(1, 1),  G = (F(x, 1) - K) / (1-x),  H = (F(1, y) - K) / (1-y),
+
+    with ``Bh`` analytic in the polydisc of F, so ``E_t = K + g_t + h_t + bh_tt``.  ``F(x, 1)``,
+    ``F(1, y)`` and ``K`` are means over ``M = 64`` nodes of the circle ``|x - 1| = (r-1)/2``
+    (Cauchy's formula; their error is bounded by the difference to every second node, plus
+    ``8 u max|F|`` for the rounding of the mean ``K``: where ``E_inf = 0`` it is round-off).  ``G``,
+    ``H`` and ``Bh`` are read off 1-D and 2-D FFTs on the circle ``|x| = r`` (nodes half a step
+    off the real axis) with the check of ``_torus_curve`` on each; the bound adds their
+    ``2 max(nu, floor) r^-t`` (1-D) and ``r^-2t`` (2-D) terms, the floors carrying the
+    cancellation in the numerators of ``G``, ``H`` and ``Bh`` near ``x = 1``."""
+    u = np.finfo(float).eps
+    x = r * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
+    near = 1 + (r - 1) / 2 * np.exp(2j * np.pi * (np.arange(_POLE_NODES) + 0.5) / _POLE_NODES)
+    try:
+        ring, one = _circle_sectors(p, x), _circle_sectors(p, near)
+        Fxy, Fx1, F1y, F11 = (
+            _m13(p, a, b) for a, b in ((ring, ring), (ring, one), (one, ring), (one, one))
+        )
+    except (ArithmeticError, np.linalg.LinAlgError):
+        _failed(failures, np.inf, np.inf)
+        return None
+    K, fx1, f1y = F11.mean(), Fx1.mean(1), F1y.mean(0)
+    dK = abs(F11[::2, ::2].mean() - K)
+    dx1 = float(np.abs(Fx1[:, ::2].mean(1) - fx1).max())
+    d1y = float(np.abs(F1y[::2].mean(0) - f1y).max())
+    maxF = float(max(np.abs(Fxy).max(), np.abs(F11).max()))
+    if max(dK, dx1, d1y) > 1e-12 * maxF:
+        _failed(failures, np.inf, np.inf)  # Cauchy's means not converged: a singularity near 1
+        return None
+    w = 1 - x
+    wmin = float(np.abs(w).min())
+    Bh = (Fxy - fx1[:, None] - f1y[None, :] + K) / (w[:, None] * w[None, :])
+    G, H = (fx1 - K) / w, (f1y - K) / w
+    phase = np.exp(-1j * np.pi * np.arange(n) / n)  # x_j = r w^(j + 1/2)
+    cb = np.fft.fft2(Bh) / (n * n) * phase[:, None] * phase[None, :]
+    cg, ch = np.fft.fft(G) / n * phase, np.fft.fft(H) / n * phase
+    half = n // 2
+    nu = max(float(np.abs(cb[half:, :]).max()), float(np.abs(cb[:half, half:]).max()))
+    nu_g, nu_h = float(np.abs(cg[half:]).max()), float(np.abs(ch[half:]).max())
+    floor = u * float(np.abs(Bh).max()) + (dx1 + d1y + dK + 4 * u * maxF) / wmin**2
+    floor_g = u * float(np.abs(G).max()) + (dx1 + dK + 2 * u * maxF) / wmin
+    floor_h = u * float(np.abs(H).max()) + (d1y + dK + 2 * u * maxF) / wmin
+    t = np.arange(t_max + 1)
+    with np.errstate(over="ignore"):
+        E = np.real(K + (cg[t] + ch[t]) * r ** (-1.0 * t) + cb[t, t] * r ** (-2.0 * t))
+    scale = max(float(np.abs(Bh).max()), float(np.abs(G).max()), float(np.abs(H).max()), maxF)
+    if max(nu, nu_g, nu_h) > 1e-12 * scale or abs(E[0] - 1.0) > 1e-10:
+        _failed(failures, max(nu, nu_g, nu_h) / scale, abs(E[0] - 1.0))
+        return None
+    with np.errstate(over="ignore"):
+        err = (
+            2.0 * max(nu, floor) * r ** (-2.0 * t)
+            + 2.0 * (max(nu_g, floor_g) + max(nu_h, floor_h)) * r ** (-1.0 * t)
+            + dK
+            + 8 * u * float(np.abs(F11).max())  # rounding of the mean K
+        )
+    return E, err, bool(nu > floor or nu_g > floor_g or nu_h > floor_h)
+
+
+def _failed(failures, nu_rel, e0_off):
+    """Note in ``failures`` (a list, or ``None``) by how much a torus failed the check: the
+    larger of ``nu / max|B|`` and ``|E_0 - 1|`` (``inf`` where there is no sector solution).
+    A failure is soft (:func:`_soft`) where both are below 1e-6, as aliasing leaves them: more
+    points per circle may accept the torus; a larger one is hard (a singularity inside)."""
+    if failures is not None:
+        failures.append(max(nu_rel, e0_off))
+
+
+def _soft(failure) -> bool:
+    return failure <= 1e-6
+
+
+class RidgeCurve(NamedTuple):
+    """The error curve of the closed system (:func:`ridge_curve`), its error bound and the
+    torus radius used."""
+
+    E: np.ndarray
+    """``E_0 .. E_{t_max}`` (``E_0 = 1`` exactly, every ``E_t >= 0``)."""
+    error: np.ndarray
+    """Bound on ``|E_t - exact|`` at each depth (see :func:`ridge_curve`)."""
+    radius: float
+    """Radius ``r`` of the torus ``|x| = |y| = r`` the coefficients were read on."""
+
+
+class RidgeAccuracyError(domain.AccuracyError):
+    """:func:`ridge_curve` could not certify the curve; ``certified_to`` is the deepest depth
+    to which it was certified (every shallower one too), ``None`` where no torus served;
+    ``radius`` and ``n`` name the torus that certified it: ``ridge_curve(..., certified_to,
+    n=n, radius=radius)`` returns that curve (a search for ``certified_to`` alone may take
+    another torus)."""
+
+    def __init__(self, message, certified_to, radius=None, n=None):
+        super().__init__(message)
+        self.certified_to = certified_to
+        self.radius = radius
+        self.n = n
+
+
+def _torus_curve(p: Point, r, n, t_max, failures=None):
+    """The curve on one torus, or ``None`` where the torus fails the analyticity check.
+
+    The FFT of ``B`` on ``|x| = |y| = r`` holds ``b[s, t] r^{s+t}`` in its bins ``s, t < n/2``
+    only if ``B`` is analytic in the polydisc of radius ``r``: a singularity inside adds a
+    principal part, i.e. *negative* powers, which land in the bins ``>= n/2``.  Those bins also
+    hold the aliased Taylor coefficients of degree ``>= n/2``, so their largest modulus ``nu``
+    bounds both a principal part and the aliasing of the bins read.  The torus is accepted when
+    ``nu <= 1e-12 max|B|`` and the constant term is ``E_0 = B(0, 0) = 1`` to ``1e-10``; the error
+    of ``E_t`` is then ``2 max(nu, u max|B|) / r^{2t}`` (``u`` the unit roundoff; the FFT's
+    rounding error per bin shows in ``nu`` itself).  Returns ``(E, err, aliased)``:
+    ``aliased`` says that ``nu`` sets the bound (``nu > u max|B|``), so more points per circle
+    would lower it (measured: at rounding level ``nu`` is 0.01-0.06 ``u max|B|``).  A torus
+    beyond ``|x| = 1`` goes through ``_beyond_curve``, which takes the poles of B at ``x = 1``
+    and ``y = 1`` out first.
+    """
+    if r > 1:
+        return _beyond_curve(p, r, n, t_max, failures)
+    try:
+        coef, bmax = _torus_coefficients(p, r, n)
+    except (ArithmeticError, np.linalg.LinAlgError):
+        _failed(failures, np.inf, np.inf)
+        return None
+    half = n // 2
+    nu = max(float(np.abs(coef[half:, :]).max()), float(np.abs(coef[:half, half:]).max()))
+    if nu > 1e-12 * bmax or abs(coef[0, 0] - 1.0) > 1e-10:
+        _failed(failures, nu / bmax, abs(coef[0, 0] - 1.0))
+        return None
+    t = np.arange(t_max + 1)
+    floor = np.finfo(float).eps * bmax
+    with np.errstate(over="ignore"):
+        scale = r ** (-2.0 * t)
+        E = np.real(coef[t, t]) * scale
+        err = 2.0 * max(nu, floor) * scale
+    return E, err, bool(nu > floor)
+
+
+@on_one_blas_thread
+def ridge_curve(
+    alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=RIDGE_RTOL, atol=1e-12
+):
+    """``E_0 .. E_{t_max}`` in the limit, for any ``lam >= 0``, from the closed system (App. C.9).
+
+    ``E_t = [x^t y^t] B(x, y)`` with ``B = m13(u(x), v(y)) / ((1-x)(1-y))`` and
+    ``u(x) = -x / (alpha (1 - x))``: summing ``x^s (I - A S/alpha)^s`` over ``s`` gives
+    ``(I - u(x) A S)^{-1} / (1 - x)``, so B generates the mixed moments of the CoT error
+    (App. C.2, Eq. generalization_from_F, with the change of variables of App. D).  The diagonal
+    coefficients are read off a 2-D FFT of B on the torus ``|x| = |y| = r`` (``n`` points per
+    circle, default the larger of 512 and the power of two >= ``2 t_max + 8``).
+
+    **Which torus.**  The coefficients are those of the Taylor series only if B is analytic in
+    the polydisc ``|x|, |y| <= r``.  Each torus on the ladder ``r = 0.95 * 0.9^k`` is checked
+    (see ``_torus_curve``): a singularity inside puts negative powers into the FFT, and the
+    constant term must be ``E_0 = 1``.  The largest torus that passes is used if the next
+    passing torus below it gives the same curve within the two error bounds (a second,
+    independent contour); otherwise the search goes on down the ladder.  If that curve is not
+    certified, a bisection in ``r`` (see ``_refine``) looks for the torus that certifies most
+    depths among those that pass the check and agree with the ladder's curve: the bound
+    ``2 max(nu, u max|B|) r^-2t`` grows more slowly with ``t`` on a larger torus.  It searches
+    two bands apart, from the ladder's radius to 0.999 and, where the ladder's top rung 0.95
+    passed, from 1.03 to 2: B has poles at ``x = 1`` and ``y = 1`` where ``E_inf > 0``, so
+    every torus near ``r = 1`` fails; beyond it they are taken out exactly (``_beyond_curve``)
+    and the sectors are continued radially in x (``_solve_sector``).  ``radius`` fixes the
+    torus instead, with the same checks.
+
+    **Certified output.**  ``E_0 = 1`` exactly and ``E_t >= 0``: a value more negative than its
+    error bound is an :class:`~cotbook.theory.domain.AccuracyError`, one within it is
+    returned as 0.  Every depth must meet ``error_t <= rtol |E_t| + atol``, else
+    ``AccuracyError`` names the first depth that does not and the accuracy it reached (a
+    :class:`RidgeAccuracyError`, whose ``certified_to`` is the deepest depth certified).
+
+    **Points per circle.**  Without ``n`` the search starts at the default; ``n`` doubles while
+    no two tori of the ladder agree (unless every rung fails hard, see ``_ladder``), then, after
+    each bisection, until the curve is certified or :data:`RIDGE_N_MAX` is reached: a larger
+    ``n`` moves the radius where aliasing stops a torus, ``(r/R)^(n/2) ~ 1e-12``, closer to B's
+    singularity ``R``.  A refusal names the deepest depth certified and the torus (``radius``,
+    ``n``) that certified it, which returns it when given.  Measured with ``t_max = 1000`` at
+    ``sigma2 = 0.01`` and ``lam`` = 1e-5 and
+    0.1: ``(alpha, tau) = (2, 3), (2, 10), (4, 10), (0.5, 10)`` and ``(2, 0.5)`` at
+    ``lam = 0.1`` are certified to ``t = 1000`` (4-20 s; 55 s at ``(2, 3, 1e-5)``, whose
+    singularity lies inside ``r = 1``: ``r = 0.984``, ``n = 8192``).  ``(2, 0.5, lam = 1e-3)``
+    refuses at ``t = 177``: its singularity lies just beyond ``x = 1``.  Before the bisection
+    the ladder's ``r <= 0.95`` certified 63-173.
+
+    Parameters
+    ----------
+    alpha, tau : float
+        ``L/D > 0``, ``M/D > 0`` (``tau > 1`` when ``lam = 0``).
+    sigma2 : float
+        Noise variance ``>= 0``.
+    t_max : int
+        Deepest CoT step, ``0 <= t_max <=`` :data:`RIDGE_T_MAX`.
+    lam : float
+        Ridge ``>= 0`` (the loss carries ``lam/2 |A|^2``).
+    n : int, optional
+        Points per circle of the torus, ``2 t_max + 8 <= n <= 2 RIDGE_T_MAX + 8`` rounded up to
+        a power of two (fixed: no escalation).
+    radius : float, optional
+        A fixed torus radius in ``(0, 2]`` (not 1) instead of the search.
+    rtol, atol : float
+        Accuracy required at every depth: ``error_t <= rtol |E_t| + atol``.
+
+    Returns
+    -------
+    RidgeCurve
+        ``E`` (``E_0 .. E_{t_max}``), its ``error`` bound and the ``radius`` used.
+
+    Examples
+    --------
+    >>> curve = ridge_curve(2.0, 3.0, 0.01, 3, lam=0.1)
+    >>> curve.E.round(6).tolist(), curve.radius
+    ([1.0, 0.481043, 0.267786, 0.184779], 0.95)
+    """
+    p = Point.of(alpha, tau, sigma2, lam)
+    t_max = _checks.nonneg_int("t_max", t_max)
+    if t_max > RIDGE_T_MAX:
+        raise ValueError(f"t_max must be <= {RIDGE_T_MAX} (RIDGE_T_MAX) when lam > 0, got {t_max}")
+    n_cap = RIDGE_N_MAX
+    n_given = n is not None
+    if n is None:
+        n = max(512, 1 << (2 * t_max + 8 - 1).bit_length())
+    n = _checks.positive_int("n", n)
+    if not 2 * t_max + 8 <= n <= n_cap:
+        raise ValueError(
+            f"n must be in [2 t_max + 8, {n_cap}] = [{2 * t_max + 8}, {n_cap}], got {n}"
+        )
+    rtol = _checks.positive("rtol", rtol)
+    atol = _checks.positive("atol", atol)
+    if radius is not None:
+        r = _checks.positive("radius", radius)
+        if r > _R_CAP or r == 1:
+            raise ValueError(f"radius must be in (0, {_R_CAP:g}] and not 1, got {radius!r}")
+        found = _torus_curve(p, r, n, t_max)
+        if found is None:
+            raise RidgeAccuracyError(
+                f"ridge_curve: the torus of radius {r:g} fails the analyticity check at "
+                f"{p} (a singularity of B inside it, or aliasing)",
+                None,
+            )
+        return _certified(p, *found[:2], r, n, rtol, atol)
+    # the ladder: n escalates until two of its tori agree (if the largest failed the check by
+    # aliasing, a larger n accepts it); then the bisection above the torus the ladder used, at
+    # this n and at each doubling
+    refused, base, bands, before = None, None, [], None
+    while True:
+        if base is None:
+            found, before = _ladder(p, n, t_max, before)
+            if found is not None:
+                E, err, r, aliased = found
+                try:
+                    return _certified(p, E, err, r, n, rtol, atol)
+                except RidgeAccuracyError as refusal:
+                    refused = refusal
+                k = _RADII.index(r)
+                base = (E, err)
+                # below |x| = 1 and, above the top rung, beyond it: B's poles at x = 1 (where
+                # E_inf > 0) make every torus near r = 1 fail, so the two are searched apart
+                bands = [[r, _R_BELOW]]  # a rung above that failed by aliasing may pass later
+                if not k:
+                    bands.insert(0, [R_ABOVE, _R_CAP])
+        for band in list(bands):
+            found, edge, soft = _refine(p, n, t_max, base, *band, rtol, atol)
+            if found is None:
+                if not soft:  # every torus tried encloses a singularity: drop the band
+                    bands.remove(band)
+                continue
+            # aliasing stops a torus at n points once (r/R)^(n/2) ~ 1e-12, so the failing radius
+            # nearest below the singularity R satisfies R ~ edge exp(55/n): the next n searches
+            # up to there (a failure of any other cause only narrows the search)
+            E, err, band[0], aliased = found
+            band[1] = min(band[1], edge * math.exp(64 / n))
+            try:
+                return _certified(p, E, err, band[0], n, rtol, atol)
+            except RidgeAccuracyError as refusal:
+                if _reach(refusal) > _reach(refused):
+                    refused = refusal
+        if n_given or 2 * n > n_cap or (base is not None and not bands):
+            raise refused if refused is not None else _no_torus(p)
+        n *= 2
+
+
+def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
+    """``(E, err, r, aliased)`` on the torus in ``(lo, hi)`` that certifies the most leading
+    depths (``err_t <= rtol |E_t| + atol``) among those a bisection in ``r`` tries, to relative
+    width :data:`_REFINE_RTOL`, at ``n`` points per circle; each must pass the check and agree
+    with the ladder's curve ``base = (E, err)`` within both bounds (``None`` if none does); the
+    smallest radius the bisection moved down from (``hi`` if none); and whether any torus
+    failed the check softly, as aliasing does (see ``_failed``).  The band beyond ``|x| = 1``
+    (``lo = 1.03``) is entered only if its lowest torus passes.
+
+    The bisection moves up past a torus whose bound rounding sets and down past one whose bound
+    aliasing sets (or that fails): its error ``2 max(nu, u max|B|) r^-2t`` falls with ``r``
+    while rounding sets it, but near the singularity ``nu`` grows like ``(r/R)^(n/2)``, faster
+    than ``r^-2t`` falls for ``t < n/4``.  Measured at ``(2, 3, 0.01, lam = 1e-5)``,
+    ``n = 2048``: ``r = 0.9742`` (aliased) certifies ``t <= 438``, ``r = 0.9773`` only 281."""
+    best, best_depth, failures = None, -1, []
+    first = lo if lo == R_ABOVE else None  # the band beyond |x| = 1 starts at its lowest torus
+    while hi > lo * (1 + _REFINE_RTOL):
+        r, first = (first, None) if first else (math.sqrt(lo * hi), None)
+        found = _torus_curve(p, r, n, t_max, failures)
+        with np.errstate(invalid="ignore"):
+            agrees = found is not None and np.all(np.abs(found[0] - base[0]) <= found[1] + base[1])
+        if not agrees:
+            if r == R_ABOVE:  # no torus beyond |x| = 1 at this n
+                break
+            hi = r
+            continue
+        E, err, aliased = found
+        with np.errstate(invalid="ignore"):
+            bad = ~(err <= rtol * np.abs(E) + atol)
+        depth = int(np.argmax(bad)) if bad.any() else len(E)
+        if depth > best_depth:
+            best, best_depth = (E, err, r, aliased), depth
+        if depth == len(E):  # every depth certified: no larger torus is needed
+            break
+        if aliased:
+            hi = r
+        else:
+            lo = r
+    return best, hi, any(map(_soft, failures))
+
+
+def _reach(err: RidgeAccuracyError) -> int:
+    return -1 if err.certified_to is None else err.certified_to
+
+
+def _no_torus(p: Point) -> RidgeAccuracyError:
+    return RidgeAccuracyError(
+        f"ridge_curve: no two tori of radii in [{_RADII[-1]:.3g}, {_RADII[0]}] passed the "
+        f"analyticity check and agreed at {p}",
+        None,
+    )
+
+
+def _ladder(p: Point, n, t_max, before=None):
+    """``((E, err, r, aliased), None)`` on the largest torus of the ladder that passes the
+    check and agrees with the next passing one below it within both bounds
+    (:func:`ridge_curve`); ``(None, failures)`` where no two do, with the failure of each
+    rung of the coarse descent (see ``_failed``) where every one of them failed, for the call
+    at twice the points (``before``).
+
+    More points per circle cannot help, and the refusal is raised at once, where every rung of
+    the coarse descent fails hard, or where none of their failures fell tenfold since
+    ``before``: aliasing falls like ``(r/R)^(n/2)`` when ``n`` doubles, rounding does not
+    (measured at ``(2, 0.2, 0.01, lam = 1e-8)``, ``Tr C^-1/D = 1.6e8``: 1e-11 to 3e-8 on every
+    rung at ``n = 512``, 1024 and 2048)."""
+    curves: dict = {}
+    failures: dict = {}
+
+    def at(k):  # the curve on rung k of the ladder (None: fails the check), computed once
+        if k not in curves:
+            failed: list = []
+            curves[k] = _torus_curve(p, _RADII[k], n, t_max, failed)
+            if failed:
+                failures[k] = failed[0]
+        return curves[k]
+
+    # coarse descent (every 4th rung) to the first passing rung, then up while rungs pass
+    k = next((k for k in range(0, len(_RADII), 4) if at(k) is not None), None)
+    if k is None:
+        if not any(map(_soft, failures.values())) or (
+            before is not None and all(failures[j] > before[j] / 10 for j in failures)
+        ):
+            raise _no_torus(p)
+        return None, failures
+    top = k
+    while top > max(0, k - 3) and at(top - 1) is not None:
+        top -= 1
+    for j in range(top, len(_RADII) - 1):
+        if at(j) is None or at(j + 1) is None:
+            continue
+        (E1, err1, aliased), (E2, err2, _) = at(j), at(j + 1)
+        with np.errstate(invalid="ignore"):
+            if np.all(np.abs(E1 - E2) <= err1 + err2):
+                return (E1, err1, _RADII[j], aliased), None
+    return None, None
+
+
+def _certified(p: Point, E, err, r, n, rtol, atol) -> RidgeCurve:
+    """Apply the invariants and the accuracy rule of :func:`ridge_curve`."""
+    E = E.copy()
+    E[0], err = 1.0, err.copy()
+    err[0] = 0.0
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(E) & np.isfinite(err) & (err <= rtol * np.abs(E) + atol))
+    if bad.any():
+        t = int(np.argmax(bad))
+        raise RidgeAccuracyError(
+            f"ridge_curve: E_{t} at {p} is known to +-{err[t]:.3g} (value {E[t]:.6g}, torus radius "
+            f"{r:.6g}, n = {n}), more than rtol |E_t| + atol = {rtol * abs(E[t]) + atol:.3g}",
+            t - 1,
+            r,
+            n,
+        )
+    if np.any(E < -err):
+        t = int(np.argmax(E < -err))
+        raise RidgeAccuracyError(
+            f"ridge_curve: E_{t} = {E[t]:.6g} < 0 beyond its error bound {err[t]:.3g} at {p} "
+            f"(torus radius {r:.6g}, n = {n})",
+            t - 1,
+            r,
+            n,
+        )
+    return RidgeCurve(np.maximum(E, 0.0), err, r)
+
+
+def depth_map(alpha, sigma2, taus, lams, t_max) -> dict:
+    """For each ``lam``: the optimal depth ``t*(tau)`` (capped at ``t_max``) and ``E_{t*}``.
+
+    An interior minimum (``t* < t_max``) means overthinking within the horizon: E_t rises again.
+    Returns ``{lam: {"t_star": int array, "E_star": array, "E_end": array}}`` over ``taus``.
+    """
+    out = {}
+    for lam in lams:
+        ts, es, ee = [], [], []
+        for tau in taus:
+            E = ridge_curve(alpha, tau, sigma2, t_max, lam=lam).E
+            ts.append(int(np.argmin(E)))  # the first minimum on ties
+            es.append(E[ts[-1]])
+            ee.append(E[-1])
+        out[lam] = {"t_star": np.array(ts), "E_star": np.array(es), "E_end": np.array(ee)}
+    return out
