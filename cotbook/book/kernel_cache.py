@@ -17,18 +17,42 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["warm"]
+__all__ = ["KERNELS", "warm"]
 
 
-def warm() -> float:
-    """Compile or load every numba kernel in this process, with the argument types the studies'
-    units use (a tiny unit of the Figure 2 grid: both models, both masks, float32; the theory's
-    recurrences at a point whose curve needs them). Returns the seconds it took."""
-    from .. import theory
+def _attention():
     from ..attention import grid
 
-    start = time.perf_counter()
     spec = grid.GRID_SCALES["tiny"]
     grid.run_unit(spec, spec.units()[0])
+
+
+def _theory():
+    from .. import theory
+
     theory.error_curve(0.5, 2.0, 0.01, 80)
+
+
+def _ridge():
+    from ..theory import ridge
+
+    ridge.ridge_curve(2.0, 3.0, 0.01, 3, lam=0.1)
+
+
+KERNELS = {"attention": _attention, "theory": _theory, "ridge": _ridge}
+"""The kernels by wing, each compiled (or loaded) by one call with the argument types its
+callers use: ``attention`` -- a tiny unit of the Figure 2 grid (both models, both masks,
+float32); ``theory`` -- the recurrences, at a point whose curve needs them; ``ridge`` -- the
+lam > 0 curve's torus kernel (no study unit calls it)."""
+
+
+def warm(groups=("attention", "theory")) -> float:
+    """Compile or load the numba kernels of ``groups`` (keys of :data:`KERNELS`; by default
+    every kernel the studies' units call) in this process. Returns the seconds it took."""
+    unknown = sorted(set(groups) - set(KERNELS))
+    if unknown:
+        raise ValueError(f"groups must be among {sorted(KERNELS)}, got {unknown}")
+    start = time.perf_counter()
+    for group in groups:
+        KERNELS[group]()
     return time.perf_counter() - start

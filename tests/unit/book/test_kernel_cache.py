@@ -87,3 +87,12 @@ def test_a_freshly_compiled_kernel_and_its_cached_copy_agree_bit_for_bit(process
     assert fresh[1:] == ["0", "1"]
     assert cached[1:] == ["1", "0"]
     assert fresh[0] == cached[0]
+
+
+def test_warm_names_the_groups_it_knows():
+    from cotbook.book import kernel_cache
+
+    with pytest.raises(
+        ValueError, match=r"groups must be among \['attention', 'ridge', 'theory'\]"
+    ):
+        kernel_cache.warm(("attention", "torus"))
