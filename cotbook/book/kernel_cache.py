@@ -1,10 +1,10 @@
 """numba's on-disk cache of the book's compiled kernels, written once before workers start.
 
 Every numba kernel the studies' units call (``cotbook.attention._kernels``,
-``cotbook.theory._recurrences``; ``cotbook.theory._torus`` serves only the lam > 0 curve) is
-compiled with ``cache=True``: the first process that calls it compiles it and writes the
-machine code beside the module (``__pycache__``), and later processes on the same machine
-load it. On a fresh machine the worker processes of a local Dask cluster would all start with
+``cotbook.theory._recurrences``; ``cotbook.theory._torus`` serves only the closed system of
+lam > 0) is compiled with ``cache=True``: the first process that calls it compiles it and
+writes the machine code beside the module (``__pycache__``), and later processes on the same
+machine load it. On a fresh machine the worker processes of a local Dask cluster would all start with
 an empty cache and each compile every kernel itself, at the same time, before their first unit
 can finish. :func:`warm` compiles (or loads) each kernel once, in the process that starts the
 cluster, through the same calls the units make, so the workers find them compiled.
@@ -43,7 +43,8 @@ KERNELS = {"attention": _attention, "theory": _theory, "ridge": _ridge}
 """The kernels by wing, each compiled (or loaded) by one call with the argument types its
 callers use: ``attention`` -- a tiny unit of the Figure 2 grid (both models, both masks,
 float32); ``theory`` -- the recurrences, at a point whose curve needs them; ``ridge`` -- the
-lam > 0 curve's torus kernel (no study unit calls it)."""
+lam > 0 curve's kernels, the closed system's sectors and ``m13`` on a torus (no study unit
+calls them)."""
 
 
 def warm(groups=("attention", "theory")) -> float:

@@ -36,7 +36,7 @@ from math import comb
 import numpy as np
 
 from .. import _checks, tasks
-from . import domain, result1
+from . import _torus, domain, result1
 
 __all__ = [
     "Problem",
@@ -390,6 +390,11 @@ class Point:
     def __str__(self):
         return f"(alpha={self.alpha:g}, tau={self.tau:g}, sigma2={self.sigma2:g}, lam={self.lam:g})"
 
+    @property
+    def system(self) -> tuple:
+        """``(alpha, tau, c, lam)``, the constants of the closed system's equations."""
+        return self.alpha, self.tau, self.c, self.lam
+
     @classmethod
     def of(cls, alpha, tau, sigma2, lam) -> Point:
         """Validate ``alpha``, ``tau`` (``> 1`` when ``lam = 0``), ``sigma2``, ``lam`` on the
@@ -415,109 +420,11 @@ def _m22_at_zero(p: Point):
     return 2 * tau / (b + math.sqrt(b * b + 4 * a * tau))
 
 
-def _u_system(u, a, b, p: Point):
-    """Eq. closed_u_summary with m11 and m21 eliminated, unknowns ``a = m12``, ``b = m22``:
-    the two residuals, their Jacobian ``(d r1/da, d r1/db, d r2/da, d r2/db)`` and the sizes of
-    the residuals' terms (the sums of their moduli, which set the residuals' rounding).
-
-    ``m11 = 1 + alpha a/(1 - a)``, ``m21 = alpha b/(1 - a)``; with ``P = u m21 - c b`` the
-    denominator is ``D1 = tau - P`` and the residuals are ``r1 = -u m11 + k a + P Q1/D1``,
-    ``r2 = -u m21 + k b + P Q2/D1 - 1`` (``k = c + lam/2``, ``Q1 = c a - u m11``,
-    ``Q2 = c b - u m21``); ``d(P/D1) = tau dP / D1^2``."""
-    alpha, tau, c = p.alpha, p.tau, p.c
-    k = c + p.lam / 2
-    e = 1 - a
-    m11 = 1 + alpha * a / e
-    m21 = alpha * b / e
-    P = u * m21 - c * b
-    D1 = tau - P
-    R = P / D1
-    Q1 = c * a - u * m11
-    Q2 = c * b - u * m21
-    r1 = -u * m11 + k * a + R * Q1
-    r2 = -u * m21 + k * b + R * Q2 - 1
-    m11_a, m21_a, m21_b = alpha / (e * e), m21 / e, alpha / e
-    s = tau / (D1 * D1)
-    R_a, R_b = u * m21_a * s, (u * m21_b - c) * s
-    j11 = -u * m11_a + k + R_a * Q1 + R * (c - u * m11_a)
-    j12 = R_b * Q1
-    j21 = -u * m21_a + R_a * Q2 - R * u * m21_a
-    j22 = -u * m21_b + k + R_b * Q2 + R * (c - u * m21_b)
-    sizes = (abs(u * m11) + abs(k * a) + abs(R * Q1), abs(u * m21) + abs(k * b) + abs(R * Q2) + 1)
-    return (r1, r2), (j11, j12, j21, j22), sizes
-
-
-def _v_system(v, a, b, p: Point):
-    """Eq. closed_v_summary with m33 and m43 eliminated, unknowns ``a = m34``, ``b = m44``:
-    the two residuals, their Jacobian and their terms' sizes (as :func:`_u_system`).
-
-    With ``W = c b - a``, ``D2 = tau + W`` and ``S = W/D2`` (``dS = tau dW / D2^2``):
-    ``m33 = 1 + a (1 - S)``, ``m43 = b (1 - S)``, ``g = v alpha / (1 - v m43)`` and
-    ``r1 = -g m33 + k a - c a S``, ``r2 = -g m43 + k b - c b S - 1``."""
-    alpha, tau, c = p.alpha, p.tau, p.c
-    k = c + p.lam / 2
-    W = c * b - a
-    D2 = tau + W
-    S = W / D2
-    s = tau / (D2 * D2)
-    S_a, S_b = -s, c * s
-    m33 = 1 + a * (1 - S)
-    m43 = b * (1 - S)
-    q = 1 - v * m43
-    g = v * alpha / q
-    r1 = -g * m33 + k * a - c * a * S
-    r2 = -g * m43 + k * b - c * b * S - 1
-    m33_a, m33_b = (1 - S) - a * S_a, -a * S_b
-    m43_a, m43_b = -b * S_a, (1 - S) - b * S_b
-    h = v * m33 / q  # d(g m33) = g (dm33 + h dm43);  d(g m43) = g dm43 / q
-    j11 = -g * (m33_a + h * m43_a) + k - c * S - c * a * S_a
-    j12 = -g * (m33_b + h * m43_b) - c * a * S_b
-    j21 = -g * m43_a / q - c * b * S_a
-    j22 = -g * m43_b / q + k - c * S - c * b * S_b
-    sizes = (
-        abs(g * m33) + abs(k * a) + abs(c * a * S),
-        abs(g * m43) + abs(k * b) + abs(c * b * S) + 1,
-    )
-    return (r1, r2), (j11, j12, j21, j22), sizes
-
-
 _NEWTON_TOL = 1e-10
 """A sector solve is accepted when each residual is below this, relative to the sum of the
 moduli of its terms (``1 + ...``: never stricter than ``1e-10`` absolute).  Relative, because
 the terms grow like ``Tr C^-1 / D`` (about 2e5 at small ``lam`` and ``tau < 1``) and their
 rounding with them: an absolute ``1e-10`` refused solves that had converged."""
-
-
-def _newton2(system, z, x0, y0, steps=40, tol=1e-13):
-    """Vectorised Newton for two holomorphic equations in two unknowns, with the analytic
-    Jacobian of ``system``; returns ``(x, y, res)``, ``res`` the largest relative residual at
-    the end (see :data:`_NEWTON_TOL`)."""
-    x, y = x0.copy(), y0.copy()
-    for _ in range(steps):
-        (f1, f2), (j11, j12, j21, j22), _ = system(z, x, y)
-        det = j11 * j22 - j12 * j21
-        dx, dy = (j22 * f1 - j12 * f2) / det, (j11 * f2 - j21 * f1) / det
-        x, y = x - dx, y - dy
-        if np.all(np.abs(dx) <= tol * np.maximum(1, np.abs(x))) and np.all(
-            np.abs(dy) <= tol * np.maximum(1, np.abs(y))
-        ):
-            break
-    (f1, f2), _, (s1, s2) = system(z, x, y)
-    return x, y, float(np.max(np.maximum(np.abs(f1) / s1, np.abs(f2) / s2)))
-
-
-def _continue(system, z, y0, n_steps):
-    """Follow the solution branch from z = 0 (x = 0, y = y0) to z along the ray s z, s in [0, 1]."""
-    z = np.asarray(z, dtype=complex)
-    x = np.zeros(z.shape, dtype=complex)
-    y = np.full(z.shape, y0, dtype=complex)
-    worst = 0.0
-    for s in np.linspace(0, 1, n_steps + 1)[1:]:
-        x, y, res = _newton2(system, s * z, x, y)
-        worst = res
-    if not worst < _NEWTON_TOL:
-        raise ArithmeticError(f"closed system: Newton continuation did not converge (res {worst})")
-    return x, y
 
 
 def _as_output(z, *arrays):
@@ -535,34 +442,37 @@ _RAY_R = 0.9  # beyond |x| = 1, sectors follow the ray in u to |x| = 0.9, then t
 _RADIAL_STEPS = 128  # Newton steps along that radial segment
 
 
-def _solve_sector(system, z, p: Point, n_steps, x=None):
+def _solve_sector(v_sector, z, p: Point, n_steps, x=None):
     """Continue the two free unknowns of one sector from z = 0 to z; returns (z, a, b).
 
-    With ``x`` (the nodes of a torus circle, ``z = u(x)``, ``|x| > 1``) the path is the ray in
-    the z-plane up to ``u(x0)``, ``x0 = 0.9 x/|x|``, then the radial segment from ``x0`` to ``x``
-    in the x-plane: the path from 0 to ``x`` inside the polydisc where B is analytic.  The ray
-    from 0 straight to ``u(x)`` can leave it (for real ``x > 1``, ``u(x) > 0`` lies beyond the
-    sector's cut, which the radial path passes around through ``u = infinity``)."""
+    Newton's method with the analytic Jacobian at each of ``n_steps`` points of the ray ``s z``
+    (compiled, node by node: :func:`cotbook.theory._torus.sector_continuation`), starting from
+    the exact values at 0.  With ``x`` (the nodes of a torus circle, ``z = u(x)``, ``|x| > 1``)
+    the path is the ray in the z-plane up to ``u(x0)``, ``x0 = 0.9 x/|x|``, then the radial
+    segment from ``x0`` to ``x`` in the x-plane: the path from 0 to ``x`` inside the polydisc
+    where B is analytic.  The ray from 0 straight to ``u(x)`` can leave it (for real ``x > 1``,
+    ``u(x) > 0`` lies beyond the sector's cut, which the radial path passes around through
+    ``u = infinity``).  ``ArithmeticError`` where a node's residual stays above
+    :data:`_NEWTON_TOL`."""
     z = np.asarray(z)
-
-    def fun(zz, a, b):
-        return system(zz, a, b, p)
-
+    nodes = np.ascontiguousarray(np.ravel(z), dtype=complex)
     if x is None:
-        a, b = _continue(fun, z, _m22_at_zero(p), n_steps)
-        return z, a, b
-    x0 = x * (_RAY_R / np.abs(x))
-    a, b = _continue(fun, -x0 / (p.alpha * (1 - x0)), _m22_at_zero(p), n_steps)
-    for s in np.linspace(0, 1, _RADIAL_STEPS + 1)[1:]:
-        xs = x0 + s * (x - x0)
-        a, b, res = _newton2(fun, -xs / (p.alpha * (1 - xs)), a, b)
-    if not res < _NEWTON_TOL:
-        raise ArithmeticError(f"closed system: radial continuation did not converge (res {res})")
-    return z, a, b
+        x0 = xs = np.empty(0, dtype=complex)
+    else:
+        xs = np.ascontiguousarray(np.ravel(x), dtype=complex)
+        x0 = xs * (_RAY_R / np.abs(xs))
+    with np.errstate(all="ignore"):
+        a, b, ray, radial = _torus.sector_continuation(
+            v_sector, nodes, x0, xs, _m22_at_zero(p), n_steps, _RADIAL_STEPS, *p.system
+        )
+    for what, res in (("Newton continuation", ray), ("radial continuation", radial)):
+        if not np.all(res < _NEWTON_TOL):
+            raise ArithmeticError(f"closed system: {what} did not converge (res {np.max(res)})")
+    return z, a.reshape(z.shape), b.reshape(z.shape)
 
 
 def _u_sector(u, p: Point, n_steps=16, x=None) -> dict:
-    u, m12, m22 = _solve_sector(_u_system, u, p, n_steps, x)
+    u, m12, m22 = _solve_sector(False, u, p, n_steps, x)
     m11 = 1 + p.alpha * m12 / (1 - m12)
     m21 = p.alpha * m22 / (1 - m12)
     names = ("m11", "m12", "m21", "m22")
@@ -570,7 +480,7 @@ def _u_sector(u, p: Point, n_steps=16, x=None) -> dict:
 
 
 def _v_sector(v, p: Point, n_steps=16, x=None) -> dict:
-    v, m34, m44 = _solve_sector(_v_system, v, p, n_steps, x)
+    v, m34, m44 = _solve_sector(True, v, p, n_steps, x)
     D2 = p.tau - m34 + p.c * m44
     W = p.c * m44 - m34
     m33 = 1 + m34 - m34 * W / D2
