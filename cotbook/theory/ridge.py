@@ -275,12 +275,11 @@ def ridge_curve(
     ``n`` moves the radius where aliasing stops a torus, ``(r/R)^(n/2) ~ 1e-12``, closer to B's
     singularity ``R``.  A refusal names the deepest depth certified and the torus (``radius``,
     ``n``) that certified it, which returns it when given.  Measured with ``t_max = 1000`` at
-    ``sigma2 = 0.01`` and ``lam`` = 1e-5 and
-    0.1: ``(alpha, tau) = (2, 3), (2, 10), (4, 10), (0.5, 10)`` and ``(2, 0.5)`` at
-    ``lam = 0.1`` are certified to ``t = 1000`` (4-20 s; 55 s at ``(2, 3, 1e-5)``, whose
-    singularity lies inside ``r = 1``: ``r = 0.984``, ``n = 8192``).  ``(2, 0.5, lam = 1e-3)``
-    refuses at ``t = 177``: its singularity lies just beyond ``x = 1``.  Before the bisection
-    the ladder's ``r <= 0.95`` certified 63-173.
+    ``sigma2 = 0.01`` and ``lam`` = 1e-5 and 0.1 (one core of an AMD EPYC): ``(alpha, tau) =
+    (2, 3), (2, 10), (4, 10), (0.5, 10)`` and ``(2, 0.5)`` at ``lam = 0.1`` are certified to
+    ``t = 1000`` (1.3-2.6 s; 29 s at ``(2, 3, 1e-5)``, whose singularity lies inside ``r = 1``:
+    ``r = 0.984``, ``n = 8192``).  ``(2, 0.5, lam = 1e-3)`` refuses at ``t = 328`` after 31 s
+    (``r = 0.979``, ``n = 8192``): its singularity lies just beyond ``x = 1``.
 
     Parameters
     ----------
