@@ -10,6 +10,7 @@ The book-level tests (the `book` marker) and their fixtures live in tests/book/c
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 # The README's test command runs two pytest-xdist workers on two cores. Each worker, and every
 # chapter kernel it starts, keeps numba, OpenMP and BLAS on one thread (read when numba is first
@@ -29,19 +30,27 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's own set-up (its temporary folders)
 def pytest_configure(config):
-    """Under pytest-xdist, the controller compiles numba's kernels once, in two processes (one
-    per core), before the workers start (cotbook.book.kernel_cache). On a fresh clone the
-    workers, their chapter kernels and the subprocesses they start would otherwise each compile
-    the same kernels, several at the same time; a warm cache is only loaded (about 2 s)."""
+    """Under pytest-xdist, the controller compiles numba's kernels before the workers start
+    (cotbook.book.kernel_cache), on both floating-point paths: the machine's own, into the
+    cache beside the modules, and the narrower one of the nbval kernels (tests/book/perturbed.py),
+    into the run's fresh cache that the workers share. On a fresh clone the workers, their
+    chapter kernels and the subprocesses they start would otherwise each compile the same
+    kernels, several at the same time; a warm cache is only loaded (about 2 s)."""
     if "PYTEST_XDIST_WORKER" in os.environ or not config.getoption("numprocesses", None):
         return
+    sys.path.insert(0, str(Path(__file__).parent / "book"))
+    import perturbed
+
     from cotbook.book.execution import ONE_THREAD
 
-    env = {**os.environ, **ONE_THREAD}
+    narrow = perturbed.shared_numba_cache(config._tmp_path_factory.getbasetemp())
+    narrow.mkdir(exist_ok=True)
     code = "from cotbook.book import kernel_cache; kernel_cache.warm({!r})"
     warming = [
-        subprocess.Popen([sys.executable, "-c", code.format(groups)], env=env)
+        subprocess.Popen([sys.executable, "-c", code.format(groups)], env={**os.environ, **env})
+        for env in (ONE_THREAD, perturbed.environment(narrow))
         for groups in (("attention",), ("theory", "ridge"))
     ]
     for process in warming:  # a failure here shows again, by name, in the tests that call it
