@@ -29,15 +29,20 @@ import matplotlib.font_manager  # noqa: E402,F401  (builds the font cache)
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+_NARROW_WARMING = pytest.StashKey[list]()
+
 
 @pytest.hookimpl(trylast=True)  # after pytest's own set-up (its temporary folders)
 def pytest_configure(config):
     """Under pytest-xdist, the controller compiles numba's kernels before the workers start
-    (cotbook.book.kernel_cache), on both floating-point paths: the machine's own, into the
-    cache beside the modules, and the narrower one of the nbval kernels (tests/book/perturbed.py),
-    into the run's fresh cache that the workers share. On a fresh clone the workers, their
-    chapter kernels and the subprocesses they start would otherwise each compile the same
-    kernels, several at the same time; a warm cache is only loaded (about 2 s)."""
+    (cotbook.book.kernel_cache), in two processes (one per core). On a fresh clone the workers,
+    their chapter kernels and the subprocesses they start would otherwise each compile the same
+    kernels, several at the same time; a warm cache is only loaded (about 2 s).
+
+    The nbval kernels' narrower path (tests/book/perturbed.py) has its own cache, fresh in each
+    run and shared by the workers: the controller fills it too, in the background while the
+    workers start and collect (a chapter kernel that needs a kernel before it is written
+    compiles it, as it would without)."""
     if "PYTEST_XDIST_WORKER" in os.environ or not config.getoption("numprocesses", None):
         return
     sys.path.insert(0, str(Path(__file__).parent / "book"))
@@ -47,13 +52,21 @@ def pytest_configure(config):
 
     narrow = perturbed.shared_numba_cache(config._tmp_path_factory.getbasetemp())
     narrow.mkdir(exist_ok=True)
-    code = "from cotbook.book import kernel_cache; kernel_cache.warm({!r})"
-    warming = [
-        subprocess.Popen([sys.executable, "-c", code.format(groups)], env={**os.environ, **env})
-        for env in (ONE_THREAD, perturbed.environment(narrow))
-        for groups in (("attention",), ("theory", "ridge"))
-    ]
-    for process in warming:  # a failure here shows again, by name, in the tests that call it
+
+    def warm(env):
+        code = "from cotbook.book import kernel_cache; kernel_cache.warm({!r})"
+        return [
+            subprocess.Popen([sys.executable, "-c", code.format(groups)], env={**os.environ, **env})
+            for groups in (("attention",), ("theory", "ridge"))
+        ]
+
+    for process in warm(ONE_THREAD):  # a failure shows again, by name, in the tests that call it
+        process.wait()
+    config.stash[_NARROW_WARMING] = warm(perturbed.environment(narrow))
+
+
+def pytest_unconfigure(config):
+    for process in config.stash.get(_NARROW_WARMING, []):
         process.wait()
 
 
