@@ -38,7 +38,6 @@ import os
 import platform
 import shutil
 import tempfile
-from pathlib import Path
 
 import pytest
 
@@ -92,25 +91,16 @@ def applied(env):
         yield
 
 
-def shared_numba_cache(run_folder) -> Path:
-    """The narrower path's numba cache that the pytest-xdist workers of one run share, in the
-    run's common temporary folder (the controller's base temporary folder, the parent of each
-    worker's)."""
-    return Path(run_folder) / "numba-narrow-path"
-
-
 def _numba_cache(config) -> str:
     """The test run's fresh numba cache for the nbval kernels.
 
     The pytest-xdist workers share one, in the run's common temporary folder (which pytest
     removes with its old runs): a kernel one worker compiled, the other loads (numba writes a
-    cache file to a temporary name and moves it into place, so concurrent writers are safe);
-    the controller compiled the book's kernels into it before the workers started
-    (tests/conftest.py). Without workers it is this process's own folder, removed at the end of
-    the run."""
+    cache file to a temporary name and moves it into place, so concurrent writers are safe).
+    Without workers it is this process's own folder, removed at the end of the run."""
     if _CACHE_KEY not in config.stash:
         if "PYTEST_XDIST_WORKER" in os.environ:
-            shared = shared_numba_cache(config._tmp_path_factory.getbasetemp().parent)
+            shared = config._tmp_path_factory.getbasetemp().parent / "numba-narrow-path"
             shared.mkdir(exist_ok=True)
             config.stash[_CACHE_KEY] = str(shared)
             config.stash[_OWN_CACHE_KEY] = False
