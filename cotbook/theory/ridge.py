@@ -270,7 +270,7 @@ def ridge_curve(
     :class:`RidgeAccuracyError`, whose ``certified_to`` is the deepest depth certified).
 
     **Points per circle.**  Without ``n`` the search starts at the default; ``n`` doubles while
-    no two tori of the ladder agree (unless every rung fails hard, see ``_ladder``), then, after
+    no two tori of the ladder agree (unless more points cannot help, see ``_ladder``), then, after
     each bisection, until the curve is certified or :data:`RIDGE_N_MAX` is reached: a larger
     ``n`` moves the radius where aliasing stops a torus, ``(r/R)^(n/2) ~ 1e-12``, closer to B's
     singularity ``R``.  A refusal names the deepest depth certified and the torus (``radius``,
