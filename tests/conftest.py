@@ -8,8 +8,7 @@ The book-level tests (the `book` marker) and their fixtures live in tests/book/c
 """
 
 import os
-import subprocess
-import sys
+import shutil
 
 # The README's test command runs two pytest-xdist workers on two cores. Each worker, and every
 # chapter kernel it starts, keeps numba, OpenMP and BLAS on one thread (read when numba is first
@@ -28,24 +27,38 @@ import matplotlib.font_manager  # noqa: E402,F401  (builds the font cache)
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+_WARMUP = pytest.StashKey[tuple]()
+
 
 def pytest_configure(config):
-    """Under pytest-xdist, the controller compiles numba's kernels once, in two processes (one
-    per core), before the workers start (cotbook.book.kernel_cache). On a fresh clone the
-    workers, their chapter kernels and the subprocesses they start would otherwise each compile
-    the same kernels, several at the same time; a warm cache is only loaded (about 2 s)."""
+    """Under pytest-xdist, the controller starts the numba warm-up (tests/warmup.py) before the
+    workers start; they collect the tests meanwhile and wait for it before their first test."""
     if "PYTEST_XDIST_WORKER" in os.environ or not config.getoption("numprocesses", None):
         return
+    import warmup
+
     from cotbook.book.execution import ONE_THREAD
 
-    env = {**os.environ, **ONE_THREAD}
-    code = "from cotbook.book import kernel_cache; kernel_cache.warm({!r})"
-    warming = [
-        subprocess.Popen([sys.executable, "-c", code.format(groups)], env=env)
-        for groups in (("attention",), ("theory", "ridge"))
-    ]
-    for process in warming:  # a failure here shows again, by name, in the tests that call it
+    folder, processes = warmup.start({**os.environ, **ONE_THREAD})
+    os.environ[warmup.VARIABLE] = str(folder)  # the workers inherit it
+    config.stash[_WARMUP] = (folder, processes)
+
+
+def pytest_collection_finish(session):
+    """A worker runs its first test once the warm-up has compiled the kernels (a failure there
+    shows again, by name, in the tests that call them)."""
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        import warmup
+
+        warmup.wait()
+
+
+def pytest_unconfigure(config):
+    folder, processes = config.stash.get(_WARMUP, (None, ()))
+    for process in processes:
         process.wait()
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -153,12 +153,13 @@ def test_units_computed_by_other_code_are_refused(monkeypatch, tmp_path):
 
 @pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_bytes(serial_grid, tmp_path):
-    """The command line on two workers, killed (client, scheduler and workers) once some
-    units are saved, then finished with --resume, serially: the checkpoint is the runner's, not
-    the engine's (a resume on the cluster is tested above, after a unit failed twice), and a
-    second cluster would double this test's time."""
+    """The command line on a cluster (one worker: a second one would only add its start-up),
+    killed (client, scheduler and worker) once some units are saved, then finished with
+    --resume, serially: the checkpoint is the runner's, not the engine's (a resume on the
+    cluster is tested above, after a unit failed twice), and a second cluster would double this
+    test's time."""
     command = [sys.executable, "-m", "cotbook", "experiments", "--scale", "tiny", "--only",
-               "grid", "--workers", "2", "--out", str(tmp_path)]  # fmt: skip
+               "grid", "--workers", "1", "--out", str(tmp_path)]  # fmt: skip
     run = subprocess.Popen(
         command, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -358,16 +359,17 @@ def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path,
     assert rows[3].predicted_min == pytest.approx((overhead + max(costs)) / 60)
     assert f"{overhead:.1f} s as the one-worker run measured" in caption
     assert "byte-identical in every run" in caption
-    # a run interrupted mid-grid left its checkpoint: --resume runs it again from scratch
-    (kept,) = out.rglob("workers=2.json")
+    # a run interrupted mid-grid left its checkpoint: --resume runs it again from scratch (the
+    # serial one: every run's checkpoint is the runner's, and it starts no cluster)
+    (kept,) = out.rglob("serial.json")
     kept.unlink()
-    partial = kept.parent / "workers=2" / "attention_grid.partial"
+    partial = kept.parent / "serial" / "attention_grid.partial"
     partial.mkdir(parents=True)
     (partial / "meta.json").write_text('{"name": "attention_grid"}')
     assert cli.main([*args, "--resume"]) == 0
     again = results.load("engine_scaling", directory=out).data["runs"]
-    assert again["serial"]["wall_s"] == first["serial"]
-    assert again["workers=2"]["wall_s"] != first["workers=2"] and not partial.exists()
+    assert again["workers=2"]["wall_s"] == first["workers=2"]
+    assert again["serial"]["wall_s"] != first["serial"] and not partial.exists()
 
 
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 import pytest
+import warmup
 
 UNITS = """\
 from cotbook import theory
@@ -27,43 +28,30 @@ for point in [(2.0, 3.0, 0.01), (0.3, 5.0, 0.0), (1.0, 1.5, 0.5)]:
     theory.error_curve(*point, 300)
 """
 
-# One call of the CoT-error kernel, with the argument types the units use (so warm() has
-# compiled it in the first process and the units have loaded it in the second), hashed; and the
-# kernel's cache hits and misses in the process (a miss: compiled here; a hit: loaded).
-PROGRAM = """
-import hashlib
-import numpy as np
-from cotbook.attention import _kernels
-
-rng = np.random.default_rng(3)
-G, n, R, D = 2, 8, 12, 6
-pool = rng.standard_normal((n, R, D + 1)).astype(np.float32)  # a grid's test data: float32
-K = 0.3 * rng.standard_normal((G, 2 * D + 2, D + 1))
-V = 0.3 * rng.standard_normal((G, D, 2 * D + 2))
-est0, w = rng.standard_normal((n, D)), rng.standard_normal((n, D))
-err = _kernels.cot_errors(pool, "softmax", True, K, V, est0, w, 0.7, R, 9)
-stats = _kernels._cot_errors.stats
-hits, misses = sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
-print("sha256", hashlib.sha256(err.tobytes()).hexdigest(), hits, misses)
-"""
-MARK = "---- PROGRAM ----"
-
 
 def _python(code, env):
     """Run ``code``, then PROGRAM: (the output before PROGRAM, PROGRAM's digest line)."""
-    code += f"print({MARK!r}, flush=True)\nexec({PROGRAM!r}, {{}})\n"
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", warmup.with_program(code)], env=env, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr[-2000:]
-    before, mark, after = out.stdout.partition(MARK + "\n")
-    assert mark, out.stdout[-2000:]  # numba's cache log is printed to stdout
-    (digest,) = [line.split()[1:] for line in after.splitlines() if line.startswith("sha256 ")]
+    before, digest = warmup.split(out.stdout)  # numba's cache log is printed to stdout
     return before + out.stderr, digest
 
 
 @pytest.fixture(scope="module")
 def processes(tmp_path_factory):
     """Two processes on an empty numba cache, as on a fresh machine: the first runs warm(),
-    the second the units a worker runs; each then runs PROGRAM."""
+    the second the units a worker runs; each then runs PROGRAM.
+
+    On a fresh clone the test run's own warm-up (tests/warmup.py) is the first: it compiled
+    every kernel on the empty cache and ran PROGRAM, and the workers' cache is the one it
+    wrote. Elsewhere (a warm cache, no workers) both run here, on a cache of their own."""
+    logs = warmup.logs()
+    if logs is not None and not any("data loaded from" in log for log in logs):
+        attention, digest = warmup.split(logs[0])  # every kernel compiled there: a fresh cache
+        worker = _python(UNITS, dict(os.environ, NUMBA_DEBUG_CACHE="1"))
+        return (attention + logs[1], digest), worker
     cache = tmp_path_factory.mktemp("numba")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), NUMBA_DEBUG_CACHE="1")
     warmed = _python("from cotbook.book import kernel_cache; kernel_cache.warm()\n", env)
