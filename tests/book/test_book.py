@@ -5,6 +5,7 @@ The book is built once per session by the `built_book` fixture (tests/book/conft
 the chapters' executed copies with execution off.
 """
 
+import json
 import re
 
 import nbformat
@@ -36,11 +37,18 @@ def test_book_build_executes_nothing(built_book):
 
 def test_stage_executed_book(tmp_path):
     chapter = chapters.chapter_paths(ROOT)[1]
-    copy = tmp_path / "copy.ipynb"
-    copy.write_text("{}")
+    copy = chapters.executed_copy(ROOT, chapter)
     staged = stage_executed_book(ROOT, tmp_path / "staged", {chapter: copy})
     rel = chapter.relative_to(ROOT)
-    assert not (staged / rel).exists() and (staged / rel.with_suffix(".ipynb")).read_text() == "{}"
+    assert not (staged / rel).exists()
+    notebook = json.loads((staged / rel.with_suffix(".ipynb")).read_text())
+    source_map = notebook["metadata"].pop("source_map")
+    assert notebook == json.loads(copy.read_text())  # the executed copy, and where its cells are
+    # the chapter's line (1-based) where each cell starts: a code cell, at its fence
+    lines = chapter.read_text().splitlines()
+    cells = zip(source_map, notebook["cells"], strict=True)
+    code = [n for n, cell in cells if cell["cell_type"] == "code"]
+    assert code and all(lines[n - 1].startswith("```{code-cell}") for n in code)
     assert (staged / "book" / "references.bib").is_file()
     config = yaml.safe_load((staged / "_config.yml").read_text())
     real = yaml.safe_load((ROOT / "_config.yml").read_text())
@@ -50,6 +58,10 @@ def test_stage_executed_book(tmp_path):
         stage_executed_book(ROOT, tmp_path / "other", {chapter: tmp_path / "missing.ipynb"})
     with pytest.raises(ValueError, match="dest must be a new or empty folder"):
         stage_executed_book(ROOT, staged, {chapter: copy})
+    stale = tmp_path / "stale.ipynb"  # a copy that lost a cell the chapter has
+    stale.write_text(json.dumps({**notebook, "cells": notebook["cells"][1:]}))
+    with pytest.raises(ValueError, match="has other cells than the chapter"):
+        stage_executed_book(ROOT, tmp_path / "third", {chapter: stale})
 
 
 # Every page of the book is a notebook chapter (test_chapters.py keeps an executed copy of each).
