@@ -33,9 +33,10 @@ __all__ = [
     "depth_map",
 ]
 
-RIDGE_T_MAX = 2000
-"""Deepest ``t_max`` of :func:`ridge_curve` (its torus has ``n >= 2 t_max + 8`` points per
-circle)."""
+RIDGE_T_MAX = 10_000
+"""Deepest ``t_max`` of :func:`ridge_curve`.  A torus inside ``|x| = 1`` holds the depths
+``t <= (n - 8) / 2`` of its ``n`` points per circle (4092 at :data:`RIDGE_N_MAX`); deeper ones
+come only from a torus beyond it, where B's tail is bounded at every depth."""
 
 RIDGE_N_MAX = 8192
 """Most points per circle :func:`ridge_curve` uses: ``n = 8192`` holds ``n^2`` complex values
@@ -142,9 +143,14 @@ def _beyond_curve(p: Point, r, n, t_max, failures=None):
     floor = u * float(np.abs(Bh).max()) + (dx1 + d1y + dK + 4 * u * maxF) / wmin**2
     floor_g = u * float(np.abs(G).max()) + (dx1 + dK + 2 * u * maxF) / wmin
     floor_h = u * float(np.abs(H).max()) + (d1y + dK + 2 * u * maxF) / wmin
+    # beyond the depths the bins hold, B's tail is bounded by the bins above n/2 that the check
+    # read (its coefficients fall geometrically on r > 1): there E_t = K within the same bound
     t = np.arange(t_max + 1)
+    held = np.arange(min(t_max, _held(n)) + 1)
+    g, b = np.zeros(t_max + 1, complex), np.zeros(t_max + 1, complex)
+    g[held], b[held] = cg[held] + ch[held], cb[held, held]
     with np.errstate(over="ignore"):
-        E = np.real(K + (cg[t] + ch[t]) * r ** (-1.0 * t) + cb[t, t] * r ** (-2.0 * t))
+        E = np.real(K + g * r ** (-1.0 * t) + b * r ** (-2.0 * t))
     scale = max(float(np.abs(Bh).max()), float(np.abs(G).max()), float(np.abs(H).max()), maxF)
     if max(nu, nu_g, nu_h) > 1e-12 * scale or abs(E[0] - 1.0) > 1e-10:
         _failed(failures, max(nu, nu_g, nu_h) / scale, abs(E[0] - 1.0))
@@ -157,6 +163,12 @@ def _beyond_curve(p: Point, r, n, t_max, failures=None):
             + 8 * u * float(np.abs(F11).max())  # rounding of the mean K
         )
     return E, err, bool(nu > floor or nu_g > floor_g or nu_h > floor_h)
+
+
+def _held(n) -> int:
+    """The deepest depth whose coefficient the bins of an ``n``-point torus hold (``n/2 - 4``:
+    the bins from ``n/2`` up are the check's)."""
+    return (n - 8) // 2
 
 
 def _failed(failures, nu_rel, e0_off):
@@ -226,12 +238,13 @@ def _torus_curve(p: Point, r, n, t_max, failures=None):
     if nu > 1e-12 * bmax or abs(coef[0, 0] - 1.0) > 1e-10:
         _failed(failures, nu / bmax, abs(coef[0, 0] - 1.0))
         return None
-    t = np.arange(t_max + 1)
+    t = np.arange(min(t_max, _held(n)) + 1)
     floor = np.finfo(float).eps * bmax
+    E, err = np.zeros(t_max + 1), np.full(t_max + 1, np.inf)  # deeper: not held (see _held)
     with np.errstate(over="ignore"):
         scale = r ** (-2.0 * t)
-        E = np.real(coef[t, t]) * scale
-        err = 2.0 * max(nu, floor) * scale
+        E[t] = np.real(coef[t, t]) * scale
+        err[t] = 2.0 * max(nu, floor) * scale
     return E, err, bool(nu > floor)
 
 
@@ -269,6 +282,17 @@ def ridge_curve(
     ``AccuracyError`` names the first depth that does not and the accuracy it reached (a
     :class:`RidgeAccuracyError`, whose ``certified_to`` is the deepest depth certified).
 
+    **Deep depths.**  A torus inside ``|x| = 1`` holds the depths ``t <= n/2 - 4`` of its ``n``
+    points per circle (the bins above are the check's), at most 4092.  Deeper ones come from a
+    torus beyond ``|x| = 1``, where the poles are out and the bins above ``n/2`` that the check
+    reads bound B's Taylor tail: there ``E_t = E_inf`` within the same bound, which falls like
+    ``r^-t``.  So the curves whose ``B`` is analytic beyond the unit polydisc but for its poles
+    at 1 are certified to :data:`RIDGE_T_MAX` (measured, ``t_max = 10^4``, one core: ``(2, 0.5,
+    0.01, lam = 0.1)``, ``(2, 3, 0.01, 0.1)``, ``(2, 10, 0.01, 1e-5)``, ``(4, 10, 0.01, 1e-8)``
+    in 1.3-2.6 s, on ``r = 1.03-1.22``); where B's singularity lies inside ``r = 1.03`` the
+    refusal names the deepest depth a torus certified.  Such a search starts at ``n = 2048``:
+    at 512 points the torus at 1.03 can fail its check by aliasing alone.
+
     **Points per circle.**  Without ``n`` the search starts at the default; ``n`` doubles while
     no two tori of the ladder agree (unless more points cannot help, see ``_ladder``), then, after
     each bisection, until the curve is certified or :data:`RIDGE_N_MAX` is reached: a larger
@@ -292,8 +316,9 @@ def ridge_curve(
     lam : float
         Ridge ``>= 0`` (the loss carries ``lam/2 |A|^2``).
     n : int, optional
-        Points per circle of the torus, ``2 t_max + 8 <= n <= 2 RIDGE_T_MAX + 8`` rounded up to
-        a power of two (fixed: no escalation).
+        Points per circle of the torus (fixed: no escalation), a power of two from
+        ``2 t_max + 8`` (from 512 where ``t_max`` exceeds what :data:`RIDGE_N_MAX` points hold)
+        to :data:`RIDGE_N_MAX`.
     radius : float, optional
         A fixed torus radius in ``(0, 2]`` (not 1) instead of the search.
     rtol, atol : float
@@ -316,13 +341,15 @@ def ridge_curve(
         raise ValueError(f"t_max must be <= {RIDGE_T_MAX} (RIDGE_T_MAX) when lam > 0, got {t_max}")
     n_cap = RIDGE_N_MAX
     n_given = n is not None
+    # a torus inside |x| = 1 holds depths up to n/2 - 4; deeper ones need a torus beyond it,
+    # whose check at 512 points can fail hard by aliasing alone: the search starts at 2048
+    deep = t_max > _held(n_cap)
+    n_low = 512 if deep else 2 * t_max + 8
     if n is None:
-        n = max(512, 1 << (2 * t_max + 8 - 1).bit_length())
+        n = 2048 if deep else max(512, 1 << (n_low - 1).bit_length())
     n = _checks.positive_int("n", n)
-    if not 2 * t_max + 8 <= n <= n_cap:
-        raise ValueError(
-            f"n must be in [2 t_max + 8, {n_cap}] = [{2 * t_max + 8}, {n_cap}], got {n}"
-        )
+    if not n_low <= n <= n_cap:
+        raise ValueError(f"n must be in [{n_low}, {n_cap}] at t_max = {t_max}, got {n}")
     rtol = _checks.positive("rtol", rtol)
     atol = _checks.positive("atol", atol)
     if radius is not None:
@@ -484,6 +511,14 @@ def _certified(p: Point, E, err, r, n, rtol, atol) -> RidgeCurve:
         bad = ~(np.isfinite(E) & np.isfinite(err) & (err <= rtol * np.abs(E) + atol))
     if bad.any():
         t = int(np.argmax(bad))
+        if r < 1 and t > _held(n):
+            raise RidgeAccuracyError(
+                f"ridge_curve: E_{t} at {p} lies deeper than the {_held(n)} depths a torus inside "
+                f"|x| = 1 holds at n = {n} (radius {r:.6g}), and no torus beyond |x| = 1 served",
+                t - 1,
+                r,
+                n,
+            )
         raise RidgeAccuracyError(
             f"ridge_curve: E_{t} at {p} is known to +-{err[t]:.3g} (value {E[t]:.6g}, torus radius "
             f"{r:.6g}, n = {n}), more than rtol |E_t| + atol = {rtol * abs(E[t]) + atol:.3g}",

@@ -107,7 +107,7 @@ def test_error_at_reaches_deep_single_depths_without_the_curve():
         (lambda: theory.error_curve(2.0, 3.0, 0.01, 400, method="lagrange_mp"), "<= 300"),
         (lambda: theory.error_at(2.0, 3.0, 0.01, 10**6), "t must be <= 100000"),
         (lambda: theory.error_grid([2.0], [3.0], 0.01, 10**6), "t must be <= 100000"),
-        (lambda: theory.error_curve(2.0, 3.0, 0.01, 10**5, lam=0.1), "t_max must be <= 2000"),
+        (lambda: theory.error_curve(2.0, 3.0, 0.01, 10**5, lam=0.1), "t_max must be <= 10000"),
     ],
 )
 def test_size_limits_are_checked_before_any_work(call, match):

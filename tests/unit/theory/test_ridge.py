@@ -91,10 +91,12 @@ def test_accuracy_that_cannot_be_reached_raises():
 
 
 def test_ridge_size_limits_come_before_any_work():
-    with pytest.raises(ValueError, match="t_max must be <= 2000"):
+    with pytest.raises(ValueError, match="t_max must be <= 10000"):
         rg.ridge_curve(2.0, 3.0, 0.01, 100_000, lam=0.1)
-    with pytest.raises(ValueError, match="n must be in"):
+    with pytest.raises(ValueError, match=r"n must be in \[18, 8192\] at t_max = 5"):
         rg.ridge_curve(2.0, 3.0, 0.01, 5, lam=0.1, n=10**6)
+    with pytest.raises(ValueError, match=r"n must be in \[512, 8192\] at t_max = 5000"):
+        rg.ridge_curve(2.0, 3.0, 0.01, 5000, lam=0.1, n=256)
 
 
 @pytest.mark.parametrize(
@@ -303,3 +305,30 @@ def test_depth_map_takes_the_first_minimum_of_each_curve():
     E = theory.error_curve(2.0, 2.0, 0.01, 20)
     assert dmap[0.0]["t_star"][0] == int(np.argmin(E))
     assert dmap[0.0]["E_star"][0] == pytest.approx(E.min(), rel=1e-9)
+
+
+@pytest.mark.slow
+def test_a_torus_beyond_x_1_certifies_t_10000():
+    """Issue 32 item 2: on a torus beyond |x| = 1, with B's poles at x = 1 and y = 1 taken out,
+    the bins above n/2 that the check reads bound B's tail at every depth, so a depth deeper
+    than the bins hold is E_inf within a bound that falls with t. (2, 0.5, 0.01, lam = 0.1),
+    tau < 1: certified to t = 10^4 on r = 1.03, its first 1000 depths the t_max = 1000 curve
+    (read on its own search) within both bounds; (4, 10, 0.01, lam = 1e-8), where E decays to
+    0: the ridgeless curve to 1e-5 relative + 1e-12 at every depth (lam's own effect is 1e-7
+    relative; the test above takes it out)."""
+    deep = rg.ridge_curve(2.0, 0.5, 0.01, 10_000, lam=0.1)
+    assert deep.radius > 1 and len(deep.E) == 10_001
+    assert np.all(deep.error <= rg.RIDGE_RTOL * deep.E + 1e-12)
+    shallow = rg.ridge_curve(2.0, 0.5, 0.01, 1000, lam=0.1)
+    assert np.all(np.abs(deep.E[:1001] - shallow.E) <= deep.error[:1001] + shallow.error)
+    held = rg._held(2048)  # the depths the bins held; beyond, E_inf and the tail's bound
+    np.testing.assert_allclose(deep.E[held:], deep.E[-1], rtol=1e-12)
+    assert deep.error[held + 1] < deep.error[held // 2] and 2.0 < deep.E[-1] < 2.1
+    decays = rg.ridge_curve(4.0, 10.0, 0.01, 10_000, lam=1e-8)
+    ridgeless = theory.error_curve(4.0, 10.0, 0.01, 5000)
+    assert np.all(np.abs(decays.E[:5001] - ridgeless) <= 1e-5 * ridgeless + 1e-12)
+    assert abs(decays.E[-1] - theory.error_at(4.0, 10.0, 0.01, 10_000)) <= 1e-12
+    # a torus inside |x| = 1 holds n/2 - 4 depths: deeper ones are refused by name
+    with pytest.raises(rg.RidgeAccuracyError, match="E_253 .* deeper than the 252 depths") as err:
+        rg.ridge_curve(4.0, 10.0, 0.01, 5000, lam=0.1, n=512, radius=0.95, rtol=0.5, atol=1e-3)
+    assert err.value.certified_to == 252

@@ -77,7 +77,7 @@ def test_a_bracket_without_the_boundary_is_refused(kwargs, message):
 
 
 def test_the_horizon_is_checked_before_any_work():
-    with pytest.raises(ValueError, match="horizon must be <= 2000"):
-        upturn.turns_up(2.0, 3.0, 0.01, 2001)
+    with pytest.raises(ValueError, match="horizon must be <= 10000"):
+        upturn.turns_up(2.0, 3.0, 0.01, 10_001)
     with pytest.raises(ValueError, match="horizon"):
         upturn.turns_up(2.0, 3.0, 0.01, 0)
