@@ -152,7 +152,7 @@ def test_summary_at_alpha_1_noiseless_has_infinite_tau_c():
         ({"t": True}, r"t must be an integer >= 0"),
         ({"t": []}, r"t must be a depth or a non-empty sequence"),
         ({"t": 100_001}, r"t must be <= 100000 when lam = 0"),
-        ({"t": 2001, "lam": 1.0}, r"t must be <= 2000 when lam > 0"),
+        ({"t": 10_001, "lam": 1.0}, r"t must be <= 10000 when lam > 0"),
     ],
 )
 def test_summary_rejects_bad_input_naming_the_parameter(kwargs, message):
