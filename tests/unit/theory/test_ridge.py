@@ -209,16 +209,26 @@ def test_a_depth_a_refusal_names_as_certified_is_returned():
     assert not rg._torus_curve(p, rg._RADII[0], 2048, 140)[2]
 
 
+@pytest.fixture(scope="module")
+def decays():
+    """(4, 10, 0.01, lam = 1e-8) to t = 10^4, where E decays to 0 (two tests read it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no library warning reaches the caller
+        return rg.ridge_curve(4.0, 10.0, 0.01, 10_000, lam=1e-8)
+
+
 @pytest.mark.slow
-def test_lam_curves_to_t_1000_extrapolate_to_the_ridgeless_engine():
+def test_lam_curves_to_t_1000_extrapolate_to_the_ridgeless_engine(decays):
     """(4, 10, 0.01): the bisection takes the torus beyond |x| = 1 (sectors continued radially
-    in x) and certifies t = 1000 at lam = 1e-8, 2e-8 and 0.1. E is linear in lam this close to
+    in x) and certifies t = 1000 at lam = 2e-8 and 0.1 (1e-8: the first 1001 depths of the
+    t = 10^4 curve, certified on the same torus). E is linear in lam this close to
     0 (its lam-effect, 1.8e-7 relative at lam = 1e-8, far exceeds the bounds), so
     2 E(1e-8) - E(2e-8) is the lam -> 0 limit: it matches the ridgeless contour engine (an
     independent method) within the bounds at every depth, and to 1e-10 relative + 1e-17."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no library warning reaches the caller
-        one, two = (rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=lam) for lam in (1e-8, 2e-8))
+        one = rg.RidgeCurve(decays.E[:1001], decays.error[:1001], decays.radius)
+        two = rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=2e-8)
         ridged = rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=0.1)
     assert 1 < one.radius < 1.3 and 1 < ridged.radius < 1.3
     for curve in (one, two, ridged):
@@ -308,7 +318,7 @@ def test_depth_map_takes_the_first_minimum_of_each_curve():
 
 
 @pytest.mark.slow
-def test_a_torus_beyond_x_1_certifies_t_10000():
+def test_a_torus_beyond_x_1_certifies_t_10000(decays):
     """Issue 32 item 2: on a torus beyond |x| = 1, with B's poles at x = 1 and y = 1 taken out,
     the bins above n/2 that the check reads bound B's tail at every depth, so a depth deeper
     than the bins hold is E_inf within a bound that falls with t. (2, 0.5, 0.01, lam = 0.1),
@@ -324,7 +334,6 @@ def test_a_torus_beyond_x_1_certifies_t_10000():
     held = rg._held(2048)  # the depths the bins held; beyond, E_inf and the tail's bound
     np.testing.assert_allclose(deep.E[held:], deep.E[-1], rtol=1e-12)
     assert deep.error[held + 1] < deep.error[held // 2] and 2.0 < deep.E[-1] < 2.1
-    decays = rg.ridge_curve(4.0, 10.0, 0.01, 10_000, lam=1e-8)
     ridgeless = theory.error_curve(4.0, 10.0, 0.01, 1000)
     assert np.all(np.abs(decays.E[:1001] - ridgeless) <= 1e-5 * ridgeless + 1e-12)
     deeper = [2000, 3000, 5000, 10_000]
