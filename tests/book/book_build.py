@@ -12,7 +12,6 @@ the document name ``book/chapter``, whatever the source file's suffix.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -21,8 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import yaml
 from myst_nb.core.read import read_myst_markdown_notebook
+
+from cotbook.book import chapters
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The folders of the book's sources (chapters, references.bib, images/, results/).
@@ -80,17 +82,15 @@ def stage_executed_book(
         shutil.copytree(source / folder, dest / folder, ignore=ignore)
     for chapter, notebook in replaced.items():
         (dest / chapter).unlink()
-        staged = json.loads(Path(notebook).read_text())
+        staged = nbformat.read(notebook, as_version=4)
         source_map = _source_map(source / chapter, staged)
         if source_map is not None:
-            staged["metadata"]["source_map"] = source_map
-        (dest / chapter).with_suffix(".ipynb").write_text(
-            json.dumps(staged, indent=1, ensure_ascii=False)
-        )
+            staged.metadata["source_map"] = source_map
+        nbformat.write(staged, (dest / chapter).with_suffix(".ipynb"))
     return dest
 
 
-def _source_map(chapter: Path, notebook: dict) -> list[int] | None:
+def _source_map(chapter: Path, notebook) -> list[int] | None:
     """The line of the chapter's ``.md`` at which each cell of its executed copy starts, as
     myst-nb records it when it reads the ``.md`` itself; None where the copy's cells are not the
     chapter's (a chapter edited since its copy was written: the drift test names it).
@@ -99,9 +99,9 @@ def _source_map(chapter: Path, notebook: dict) -> list[int] | None:
     ``{eval-rst}`` block is parsed after that many blank lines (it pads its text to the
     block's line): the API pages' 27 blocks cost some 4.5 million lines, a third of the build."""
     read = read_myst_markdown_notebook(chapter.read_text(), add_source_map=True, path=chapter)
-    ours = [(c["cell_type"], c["source"].strip()) for c in read.cells]
-    theirs = [(c["cell_type"], "".join(c["source"]).strip()) for c in notebook["cells"]]
-    return read.metadata["source_map"] if ours == theirs else None
+    if chapters.cell_sources(read) != chapters.cell_sources(notebook):
+        return None
+    return read.metadata["source_map"]
 
 
 def build_book(
