@@ -36,9 +36,9 @@ def m13_on_torus(u, m11, m12, m21, m22, v, m34, m43, m44, alpha, tau, c, lam):
     for i in range(n1):
         D1 = tau - u[i] * m21[i] + c * m22[i]
         a = (m12[i] - u[i] * m11[i]) / D1
-        b = (m22[i] - u[i] * m21[i]) / D1
         ap = (c * m12[i] - u[i] * m11[i]) / D1
-        bp = (c * m22[i] - u[i] * m21[i]) / D1
+        one_cb = (tau + (c - 1) * u[i] * m21[i]) / D1  # 1 - c (m22 - u m21)/D1
+        one_bp = tau / D1  # 1 - (c m22 - u m21)/D1
         e12 = 1 - m12[i]
         for j in range(n2):
             P = g[j] / e12  # v alpha / ((1 - m12)(1 - v m43))
@@ -46,12 +46,7 @@ def m13_on_torus(u, m11, m12, m21, m22, v, m34, m43, m44, alpha, tau, c, lam):
             a13 = c * t2[j] * (ap - P * a)
             r1 = -P * m11[i]
             a31 = P * m22[i] * t2[j]
-            a33 = (
-                -P * m22[i] * t2[j] * c * a
-                + g[j] * t2[j] * (1 - c * b)
-                - lam / 2
-                - c * t2[j] * (1 - bp)
-            )
+            a33 = -P * m22[i] * t2[j] * c * a + g[j] * t2[j] * one_cb - lam / 2 - c * t2[j] * one_bp
             r3 = -P * m22[i] * m11[i] - g[j] * m21[i]
             det = a11 * a33 - a13 * a31
             m14 = (r1 * a33 - a13 * r3) / det
@@ -69,29 +64,31 @@ def u_system(u, a, b, alpha, tau, c, lam):
     sums of the moduli of each residual's terms (which set its rounding).
 
     ``m11 = 1 + alpha a/(1 - a)``, ``m21 = alpha b/(1 - a)``; with ``P = u m21 - c b`` the
-    denominator is ``D1 = tau - P`` and ``r1 = -u m11 + k a + P Q1/D1``,
-    ``r2 = -u m21 + k b + P Q2/D1 - 1`` (``k = c + lam/2``, ``Q1 = c a - u m11``,
-    ``Q2 = c b - u m21``); ``d(P/D1) = tau dP / D1^2``."""
-    k = c + lam / 2
+    denominator is ``D1 = tau - P`` and the printed residuals ``-u m11 + k a + P Q1/D1`` and
+    ``-u m21 + k b + P Q2/D1 - 1`` (``k = c + lam/2``, ``Q1 = c a - u m11``,
+    ``Q2 = c b - u m21``) are evaluated as ``r1 = (lam/2) a + S Q1`` and
+    ``r2 = (lam/2) b + S Q2 - 1`` with ``S = 1 + P/D1 = tau/D1``: the same functions, without
+    the cancellation of ``c b`` against ``P b/D1`` (both ``~ Tr C^-1/D``, about ``2/lam`` at
+    ``tau < 1``), which cost ``log10(1/lam)`` digits.  ``dS = tau dP / D1^2``."""
+    h = lam / 2
     e = 1 - a
     m11 = 1 + alpha * a / e
     m21 = alpha * b / e
-    P = u * m21 - c * b
-    D1 = tau - P
-    R = P / D1
+    D1 = tau - u * m21 + c * b
+    S = tau / D1
     Q1 = c * a - u * m11
     Q2 = c * b - u * m21
-    r1 = -u * m11 + k * a + R * Q1
-    r2 = -u * m21 + k * b + R * Q2 - 1
+    r1 = h * a + S * Q1
+    r2 = h * b + S * Q2 - 1
     m11_a, m21_a, m21_b = alpha / (e * e), m21 / e, alpha / e
     s = tau / (D1 * D1)
-    R_a, R_b = u * m21_a * s, (u * m21_b - c) * s
-    j11 = -u * m11_a + k + R_a * Q1 + R * (c - u * m11_a)
-    j12 = R_b * Q1
-    j21 = -u * m21_a + R_a * Q2 - R * u * m21_a
-    j22 = -u * m21_b + k + R_b * Q2 + R * (c - u * m21_b)
-    s1 = abs(u * m11) + abs(k * a) + abs(R * Q1)
-    s2 = abs(u * m21) + abs(k * b) + abs(R * Q2) + 1
+    S_a, S_b = u * m21_a * s, (u * m21_b - c) * s
+    j11 = h + S_a * Q1 + S * (c - u * m11_a)
+    j12 = S_b * Q1
+    j21 = S_a * Q2 - S * u * m21_a
+    j22 = h + S_b * Q2 + S * (c - u * m21_b)
+    s1 = abs(h * a) + abs(S) * (abs(c * a) + abs(u * m11))
+    s2 = abs(h * b) + abs(S) * (abs(c * b) + abs(u * m21)) + 1
     return r1, r2, j11, j12, j21, j22, s1, s2
 
 
@@ -100,30 +97,31 @@ def v_system(v, a, b, alpha, tau, c, lam):
     """Eq. closed_v_summary with m33 and m43 eliminated, unknowns ``a = m34``, ``b = m44``:
     the residuals, their Jacobian and their terms' sizes (as :func:`u_system`).
 
-    With ``W = c b - a``, ``D2 = tau + W`` and ``S = W/D2`` (``dS = tau dW / D2^2``):
-    ``m33 = 1 + a (1 - S)``, ``m43 = b (1 - S)``, ``g = v alpha / (1 - v m43)`` and
-    ``r1 = -g m33 + k a - c a S``, ``r2 = -g m43 + k b - c b S - 1``."""
-    k = c + lam / 2
-    W = c * b - a
-    D2 = tau + W
-    S = W / D2
+    With ``W = c b - a``, ``D2 = tau + W`` and ``T = 1 - W/D2 = tau/D2`` (computed as the
+    latter: ``W/D2`` is near 1 where ``b ~ 2/lam``; ``dT = -tau dW / D2^2``):
+    ``m33 = 1 + a T``, ``m43 = b T``, ``g = v alpha / (1 - v m43)`` and
+    ``r1 = -g m33 + (lam/2) a + c a T``, ``r2 = -g m43 + (lam/2) b + c b T - 1`` (the printed
+    ``k a - c a W/D2`` with ``k = c + lam/2``, without its cancellation)."""
+    h = lam / 2
+    D2 = tau + c * b - a
+    T = tau / D2
     s = tau / (D2 * D2)
-    S_a, S_b = -s, c * s
-    m33 = 1 + a * (1 - S)
-    m43 = b * (1 - S)
+    T_a, T_b = s, -c * s
+    m33 = 1 + a * T
+    m43 = b * T
     q = 1 - v * m43
     g = v * alpha / q
-    r1 = -g * m33 + k * a - c * a * S
-    r2 = -g * m43 + k * b - c * b * S - 1
-    m33_a, m33_b = (1 - S) - a * S_a, -a * S_b
-    m43_a, m43_b = -b * S_a, (1 - S) - b * S_b
-    h = v * m33 / q  # d(g m33) = g (dm33 + h dm43);  d(g m43) = g dm43 / q
-    j11 = -g * (m33_a + h * m43_a) + k - c * S - c * a * S_a
-    j12 = -g * (m33_b + h * m43_b) - c * a * S_b
-    j21 = -g * m43_a / q - c * b * S_a
-    j22 = -g * m43_b / q + k - c * S - c * b * S_b
-    s1 = abs(g * m33) + abs(k * a) + abs(c * a * S)
-    s2 = abs(g * m43) + abs(k * b) + abs(c * b * S) + 1
+    r1 = -g * m33 + h * a + c * a * T
+    r2 = -g * m43 + h * b + c * b * T - 1
+    m33_a, m33_b = T + a * T_a, a * T_b
+    m43_a, m43_b = b * T_a, T + b * T_b
+    w = v * m33 / q  # d(g m33) = g (dm33 + w dm43);  d(g m43) = g dm43 / q
+    j11 = -g * (m33_a + w * m43_a) + h + c * T + c * a * T_a
+    j12 = -g * (m33_b + w * m43_b) + c * a * T_b
+    j21 = -g * m43_a / q + c * b * T_a
+    j22 = -g * m43_b / q + h + c * T + c * b * T_b
+    s1 = abs(g * m33) + abs(h * a) + abs(c * a * T)
+    s2 = abs(g * m43) + abs(h * b) + abs(c * b * T) + 1
     return r1, r2, j11, j12, j21, j22, s1, s2
 
 

@@ -423,8 +423,9 @@ def _m22_at_zero(p: Point):
 _NEWTON_TOL = 1e-10
 """A sector solve is accepted when each residual is below this, relative to the sum of the
 moduli of its terms (``1 + ...``: never stricter than ``1e-10`` absolute).  Relative, because
-the terms grow like ``Tr C^-1 / D`` (about 2e5 at small ``lam`` and ``tau < 1``) and their
-rounding with them: an absolute ``1e-10`` refused solves that had converged."""
+a term can be large where the sectors approach a singularity, and its rounding with it.  (The
+residuals are written so that ``Tr C^-1 / D`` itself, about ``2 (1 - tau)/lam`` at ``tau < 1``,
+cancels in no term: see :func:`cotbook.theory._torus.u_system`.)"""
 
 
 def _as_output(z, *arrays):
@@ -481,10 +482,9 @@ def _u_sector(u, p: Point, n_steps=16, x=None) -> dict:
 
 def _v_sector(v, p: Point, n_steps=16, x=None) -> dict:
     v, m34, m44 = _solve_sector(True, v, p, n_steps, x)
-    D2 = p.tau - m34 + p.c * m44
-    W = p.c * m44 - m34
-    m33 = 1 + m34 - m34 * W / D2
-    m43 = m44 - m44 * W / D2
+    T = p.tau / (p.tau - m34 + p.c * m44)  # 1 - W/D2, W = c m44 - m34 (no cancellation)
+    m33 = 1 + m34 * T
+    m43 = m44 * T
     names = ("m33", "m34", "m43", "m44")
     return dict(zip(names, _as_output(v, m33, m34, m43, m44), strict=True))
 
@@ -543,7 +543,7 @@ def _mixed_sector(us, vs, u, v, p: Point) -> dict:
     rhs[..., 0] = m11 * one
     # eq 2: m23 - (tau/D2) m24 + (tau/D2) c (m22 - u m21)/D1 m24 = m21
     Mx[..., 1, 2] = one
-    Mx[..., 1, 3] = -t2 + t2 * c * (m22 - u * m21) / D1
+    Mx[..., 1, 3] = -t2 * (tau + (c - 1) * u * m21) / D1  # -t2 (1 - c (m22 - u m21)/D1)
     rhs[..., 1] = m21 * one
     # eq 3: v alpha m13/(e12 e43) - (lam/2) m14 - (c tau/D2)(m14 - m24 (c m12 - u m11)/D1) = 0
     Mx[..., 2, 0] = v * alpha / (e12 * e43)
@@ -552,7 +552,7 @@ def _mixed_sector(us, vs, u, v, p: Point) -> dict:
     # eq 4: v alpha (m23/e43 + m22 m13/(e12 e43)) - (lam/2) m24 - (c tau/D2) m24 (1 - Y/D1) = 0
     Mx[..., 3, 0] = v * alpha * m22 / (e12 * e43)
     Mx[..., 3, 2] = v * alpha / e43
-    Mx[..., 3, 3] = -lam / 2 - c * t2 * (1 - (c * m22 - u * m21) / D1)
+    Mx[..., 3, 3] = -lam / 2 - c * t2 * tau / D1  # 1 - Y/D1 = tau/D1, Y = c m22 - u m21
     sol = np.linalg.solve(Mx, rhs[..., None])[..., 0]
     names = ("m13", "m14", "m23", "m24")
     return {k: (sol[..., i] if sol.ndim > 1 else sol[i]) for i, k in enumerate(names)}

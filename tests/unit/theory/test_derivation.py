@@ -213,3 +213,68 @@ def test_sector_jacobians_are_the_derivatives_of_the_residuals(system):
                 for row in range(2):
                     want = (plus[row] - minus[row]) / (2 * h)
                     assert abs(jac[2 * row + k] - want) / (1 + abs(want)) < 1e-6
+
+
+def _printed_m13(u, v, point, start):
+    """m13(u, v) from App. C.9's equations as printed (``k = c + lam/2`` multiplying the
+    unknowns; ``1 - W/D2`` and ``1 - Y/D1`` formed as differences), in 40-digit arithmetic,
+    from a starting guess ``((m12, m22), (m34, m44))``."""
+    import mpmath as mp
+
+    with mp.workdps(40):
+        alpha, tau, sigma2, lam = (mp.mpf(x) for x in point)
+        u, v = mp.mpc(u), mp.mpc(v)
+        c = 1 + (1 + sigma2) / alpha
+        k = c + lam / 2
+
+        def u_res(a, b):
+            m11, m21 = 1 + alpha * a / (1 - a), alpha * b / (1 - a)
+            P = u * m21 - c * b
+            R = P / (tau - P)
+            return [
+                -u * m11 + k * a + R * (c * a - u * m11),
+                -u * m21 + k * b + R * (c * b - u * m21) - 1,
+            ]
+
+        def v_res(a, b):
+            W = c * b - a
+            S = W / (tau + W)
+            g = v * alpha / (1 - v * b * (1 - S))
+            return [
+                -g * (1 + a * (1 - S)) + k * a - c * a * S,
+                -g * b * (1 - S) + k * b - c * b * S - 1,
+            ]
+
+        m12, m22 = mp.findroot(u_res, [mp.mpc(z) for z in start[0]])
+        m34, m44 = mp.findroot(v_res, [mp.mpc(z) for z in start[1]])
+        m11, m21 = 1 + alpha * m12 / (1 - m12), alpha * m22 / (1 - m12)
+        W = c * m44 - m34
+        D2 = tau + W
+        m43 = m44 - m44 * W / D2
+        D1 = tau - u * m21 + c * m22
+        t2 = tau / D2
+        e12, e43 = 1 - m12, 1 - v * m43
+        M = mp.matrix(4, 4)
+        M[0, 0], M[0, 1], M[0, 3] = 1, -t2, t2 * c * (m12 - u * m11) / D1
+        M[1, 2], M[1, 3] = 1, -t2 + t2 * c * (m22 - u * m21) / D1
+        M[2, 0] = v * alpha / (e12 * e43)
+        M[2, 1], M[2, 3] = -lam / 2 - c * t2, c * t2 * (c * m12 - u * m11) / D1
+        M[3, 0], M[3, 2] = v * alpha * m22 / (e12 * e43), v * alpha / e43
+        M[3, 3] = -lam / 2 - c * t2 * (1 - (c * m22 - u * m21) / D1)
+        return complex(mp.lu_solve(M, mp.matrix([m11, m21, 0, 0]))[0])
+
+
+@pytest.mark.parametrize("point", [(2.0, 0.2, 0.01, 1e-8), (0.5, 0.8, 0.2, 1e-6)])
+def test_closed_system_keeps_its_digits_at_tau_below_1_and_a_tiny_ridge(point):
+    """tau < 1, lam -> 0: Tr C^-1/D ~ 2 (1 - tau)/lam (1.6e8 at the first point).  The printed
+    equations cancel terms of that size (``k m22`` against ``c m22 W/D2``), which cost
+    ``log10(1/lam)`` digits in double precision (1e-10 to 4e-9 of m13 before); the solvers
+    evaluate the same functions without the cancellation.  m13 at complex (u, v) against the
+    printed equations in 40 digits."""
+    alpha = point[0]
+    for x, y in ((0.5, -0.3), (0.4j, 0.6 * np.exp(2.5j)), (-0.7 + 0.1j, 0.2)):
+        u, v = -x / (alpha * (1 - x)), -y / (alpha * (1 - y))
+        us, vs = dv.solve_u_sector(u, *point), dv.solve_v_sector(v, *point)
+        got = dv.solve_mixed_sector(us, vs, u, v, *point)["m13"]
+        want = _printed_m13(u, v, point, ((us["m12"], us["m22"]), (vs["m34"], vs["m44"])))
+        assert abs(got - want) <= 4e-15 * abs(want)
