@@ -24,6 +24,8 @@ Modules (each has one job):
 - :mod:`.derivation`  -- Appendix C executed step by step, to the closed system (App. C.9).
 - :mod:`.ridge`       -- the lambda >= 0 curve: the closed system read off a torus (imported
   by name).
+- :mod:`.ridge_pole`  -- deep depths of a growing lambda > 0 curve: the mixed sector's pole,
+  through the saddle (used by :mod:`.ridge`).
 - :mod:`.numerics`    -- Appendix D: the fast engine against the paper's recursion.
 - :mod:`.phases`      -- Result 2's regimes, tau_c, decay rates, floors; Theorem 1.
 - :mod:`.asymptotics` -- the law of E_t - E_inf as t -> infinity in every regime, from the

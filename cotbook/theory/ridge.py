@@ -6,8 +6,10 @@ variables of App. D): :func:`ridge_curve` reads the diagonal Taylor coefficients
 of B on a torus ``|x| = |y| = r``, chooses the torus by an analyticity check, and certifies
 every depth it returns.  ``m13`` comes from the closed system solved in
 :mod:`cotbook.theory.derivation` (its u- and v-sectors, continued to the torus' nodes) and the
-compiled mixed sector of :mod:`cotbook.theory._torus`.  :func:`depth_map` is the ridge
-chapter's study of the best depth over ``tau`` and ``lam``.
+compiled mixed sector of :mod:`cotbook.theory._torus` (both through
+:mod:`cotbook.theory._nodes`).  Where E_t grows faster than a torus can follow, the depths
+beyond it come from the mixed sector's pole (:mod:`cotbook.theory.ridge_pole`).
+:func:`depth_map` is the ridge chapter's study of the best depth over ``tau`` and ``lam``.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ import numpy as np
 
 from .. import _checks
 from .._threads import on_one_blas_thread
-from . import _torus, domain
-from .derivation import Point, _u_sector, _v_sector
+from . import _nodes, domain, ridge_pole
+from .derivation import Point
 
 __all__ = [
     "RIDGE_RTOL",
@@ -62,35 +64,12 @@ def _torus_coefficients(p: Point, r, n):
     ``|x| = |y| = r < 1`` with ``n`` points per circle (2-D FFT), ``u(x) = -x/(alpha(1-x))``;
     also ``max |B|`` on the torus."""
     x = r * np.exp(2j * np.pi * np.arange(n) / n)
-    z, U, V = _circle_sectors(p, x)
+    ring = _nodes.sectors(p, x)
     with np.errstate(all="ignore"):
-        F = _torus.m13_on_torus(z, *U, z, *V, p.alpha, p.tau, p.c, p.lam)
-        Bxy = F / ((1 - x)[:, None] * (1 - x)[None, :])
+        Bxy = _nodes.m13(p, ring, ring) / ((1 - x)[:, None] * (1 - x)[None, :])
     if not np.all(np.isfinite(Bxy)):
         raise ArithmeticError("closed system: B is not finite on the torus")
     return np.fft.fft2(Bxy) / (n * n), float(np.abs(Bxy).max())
-
-
-def _circle_sectors(p: Point, x):
-    """``u(x)`` and the u- and v-sector unknowns the mixed sector needs, at the nodes ``x``
-    (continued radially in x where ``|x| > 1``, see ``_solve_sector``)."""
-    z = -x / (p.alpha * (1 - x))
-    path = x if np.max(np.abs(x)) > 1 else None
-    with np.errstate(all="ignore"):  # a node whose Newton path fails raises ArithmeticError
-        us, vs = _u_sector(z, p, x=path), _v_sector(z, p, x=path)
-    U = [np.ascontiguousarray(us[k], dtype=complex) for k in ("m11", "m12", "m21", "m22")]
-    V = [np.ascontiguousarray(vs[k], dtype=complex) for k in ("m34", "m43", "m44")]
-    return z, U, V
-
-
-def _m13(p: Point, rows, cols):
-    """``m13(u(x_i), v(y_j))`` for two node sets given as ``_circle_sectors`` output."""
-    (zu, U, _), (zv, _, V) = rows, cols
-    with np.errstate(all="ignore"):
-        F = _torus.m13_on_torus(zu, *U, zv, *V, p.alpha, p.tau, p.c, p.lam)
-    if not np.all(np.isfinite(F)):
-        raise ArithmeticError("closed system: m13 is not finite on the torus")
-    return F
 
 
 def _beyond_curve(p: Point, r, n, t_max, failures=None):
@@ -115,9 +94,9 @@ def _beyond_curve(p: Point, r, n, t_max, failures=None):
     x = r * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
     near = 1 + (r - 1) / 2 * np.exp(2j * np.pi * (np.arange(_POLE_NODES) + 0.5) / _POLE_NODES)
     try:
-        ring, one = _circle_sectors(p, x), _circle_sectors(p, near)
+        ring, one = _nodes.sectors(p, x), _nodes.sectors(p, near)
         Fxy, Fx1, F1y, F11 = (
-            _m13(p, a, b) for a, b in ((ring, ring), (ring, one), (one, ring), (one, one))
+            _nodes.m13(p, a, b) for a, b in ((ring, ring), (ring, one), (one, ring), (one, one))
         )
     except (ArithmeticError, np.linalg.LinAlgError):
         _failed(failures, np.inf, np.inf)
@@ -194,6 +173,10 @@ class RidgeCurve(NamedTuple):
     """Bound on ``|E_t - exact|`` at each depth (see :func:`ridge_curve`)."""
     radius: float
     """Radius ``r`` of the torus ``|x| = |y| = r`` the coefficients were read on."""
+    pole_from: int | None = None
+    """The first depth read off the mixed sector's pole (:mod:`cotbook.theory.ridge_pole`)
+    instead of the torus, where E_t grows faster than a torus can follow; ``None`` where every
+    depth is the torus's."""
 
 
 class RidgeAccuracyError(domain.AccuracyError):
@@ -201,13 +184,15 @@ class RidgeAccuracyError(domain.AccuracyError):
     to which it was certified (every shallower one too), ``None`` where no torus served;
     ``radius`` and ``n`` name the torus that certified it: ``ridge_curve(..., certified_to,
     n=n, radius=radius)`` returns that curve (a search for ``certified_to`` alone may take
-    another torus)."""
+    another torus).  Where the depths beyond the torus came from the mixed sector's pole,
+    ``radius`` and ``n`` are ``None`` and ``ridge_curve(..., certified_to)`` returns it."""
 
-    def __init__(self, message, certified_to, radius=None, n=None):
+    def __init__(self, message, certified_to, radius=None, n=None, curve=None):
         super().__init__(message)
         self.certified_to = certified_to
         self.radius = radius
         self.n = n
+        self.curve = curve  # (E, err) on that torus, for the pole path beyond it
 
 
 def _torus_curve(p: Point, r, n, t_max, failures=None):
@@ -289,9 +274,20 @@ def ridge_curve(
     ``r^-t``.  So the curves whose ``B`` is analytic beyond the unit polydisc but for its poles
     at 1 are certified to :data:`RIDGE_T_MAX` (measured, ``t_max = 10^4``, one core: ``(2, 0.5,
     0.01, lam = 0.1)``, ``(2, 3, 0.01, 0.1)``, ``(2, 10, 0.01, 1e-5)``, ``(4, 10, 0.01, 1e-8)``
-    in 1.3-2.6 s, on ``r = 1.03-1.22``); where B's singularity lies inside ``r = 1.03`` the
-    refusal names the deepest depth a torus certified.  Such a search starts at ``n = 2048``:
-    at 512 points the torus at 1.03 can fail its check by aliasing alone.
+    in 1.3-2.6 s, on ``r = 1.03-1.22``).  Such a search starts at ``n = 2048``: at 512 points
+    the torus at 1.03 can fail its check by aliasing alone.
+
+    **Growing curves.**  Where E_t grows, B's singularity lies inside the unit polydisc and a
+    torus certifies about ``n/5`` depths.  The depths beyond come from the mixed sector's pole
+    (:func:`cotbook.theory.ridge_pole.deep_curve`: the y-integral moved past the pole
+    ``y_k(x)``, the x-contour through the saddle of ``x y_k(x)``), used where it certifies
+    every deeper depth and agrees with the torus, within both bounds, wherever both certify
+    (``RidgeCurve.pole_from`` says from which depth; see ``_PastThePole``).  Measured (one core
+    of an AMD EPYC): ``(2, 3, 0.01, lam = 1e-5)`` to ``t = 10^4`` in 17 s (``E_10^4 = 7.6e111``,
+    to 1.5e-11), where the torus alone refused at ``t = 1557`` after 46 s.  Where the path does
+    not apply (no simple pole on the negative axis, or the line ``x = 1`` meets B's singularity
+    inside ``|y| = 1.03``, as at ``(2, 1, 0.01, lam = 1)``), the refusal names the deepest
+    depth a torus certified; a curve that leaves the float range is refused at that depth.
 
     **Points per circle.**  Without ``n`` the search starts at the default; ``n`` doubles while
     no two tori of the ladder agree (unless more points cannot help, see ``_ladder``), then, after
@@ -301,11 +297,10 @@ def ridge_curve(
     ``n``) that certified it, which returns it when given.  Measured with ``t_max = 1000`` at
     ``sigma2 = 0.01`` and ``lam`` = 1e-5 and 0.1 (one core of an AMD EPYC): ``(alpha, tau) =
     (2, 3), (2, 10), (4, 10), (0.5, 10)`` and ``(2, 0.5)`` at ``lam = 0.1`` are certified to
-    ``t = 1000`` (1.3-2.6 s; 29 s at ``(2, 3, 1e-5)``, whose singularity lies inside ``r = 1``:
-    ``r = 0.984``, ``n = 8192``).  At ``tau < 1`` (``tau = 0.2, 0.5``, ``alpha = 2``) every
-    ``lam`` from 1e-8 to 1 is certified to ``t = 10^4`` in 1.3-3.2 s on ``r = 1.03``.  Where
-    E_t grows, the singularity lies inside ``r = 1`` and a torus certifies about ``n/5``
-    depths: ``(2, 3, 1e-5)`` to ``t = 1557`` (46 s), ``(2, 1, lam = 1)`` to 1598.
+    ``t = 1000`` (1.3-2.6 s; 7 s at ``(2, 3, 1e-5)``, whose singularity lies inside ``r = 1``:
+    a torus ``r = 0.973``, ``n = 2048`` to ``t = 454``, the pole beyond).  At ``tau < 1``
+    (``tau = 0.2, 0.5``, ``alpha = 2``) every ``lam`` from 1e-8 to 1 is certified to
+    ``t = 10^4`` in 1.3-3.2 s on ``r = 1.03``.
 
     Parameters
     ----------
@@ -318,7 +313,8 @@ def ridge_curve(
     lam : float
         Ridge ``>= 0`` (the loss carries ``lam/2 |A|^2``).
     n : int, optional
-        Points per circle of the torus (fixed: no escalation), a power of two from
+        Points per circle of the torus (fixed: no escalation, and no pole path), a power of two
+        from
         ``2 t_max + 8`` (from 512 where ``t_max`` exceeds what :data:`RIDGE_N_MAX` points hold)
         to :data:`RIDGE_N_MAX`.
     radius : float, optional
@@ -370,6 +366,7 @@ def ridge_curve(
     # aliasing, a larger n accepts it); then the bisection above the torus the ladder used, at
     # this n and at each doubling
     refused, base, bands, before = None, None, [], None
+    beyond = _PastThePole(p, t_max, rtol, atol, enabled=not n_given)
     while True:
         if base is None:
             found, before = _ladder(p, n, t_max, before)
@@ -378,7 +375,9 @@ def ridge_curve(
                 try:
                     return _certified(p, E, err, r, n, rtol, atol)
                 except RidgeAccuracyError as refusal:
-                    refused = refusal
+                    refused = beyond.extend(refusal)
+                    if isinstance(refused, RidgeCurve):
+                        return refused
                 k = _RADII.index(r)
                 base = (E, err)
                 # below |x| = 1 and, above the top rung, beyond it: B's poles at x = 1 (where
@@ -400,11 +399,89 @@ def ridge_curve(
             try:
                 return _certified(p, E, err, band[0], n, rtol, atol)
             except RidgeAccuracyError as refusal:
-                if _reach(refusal) > _reach(refused):
-                    refused = refusal
+                longer = beyond.extend(refusal)
+                if isinstance(longer, RidgeCurve):
+                    return longer
+                if _reach(longer) > _reach(refused):
+                    refused = longer
         if n_given or 2 * n > n_cap or (base is not None and not bands):
             raise refused if refused is not None else _no_torus(p)
         n *= 2
+
+
+_POLE_N_MAX = 8192  # most nodes on the pole path's x-contour
+
+
+class _PastThePole:
+    """The depths a torus inside ``|x| = 1`` cannot certify, from the mixed sector's pole
+    (:func:`cotbook.theory.ridge_pole.deep_curve`; computed once per node count and kept).
+
+    :meth:`extend` takes a torus's refusal and returns the whole curve (the torus's depths
+    up to its ``certified_to``, the pole's beyond) where the pole path certifies every deeper
+    depth and agrees with the torus, within both bounds, at every depth both certify (at least
+    one); otherwise a refusal that names the deeper of the two reaches.  The pole path starts
+    with ``max(1024, 40 sqrt(t_max))`` nodes (rounded up to a power of two) and doubles them
+    to :data:`_POLE_N_MAX` while a depth beyond the first it must serve misses its accuracy
+    (where it misses that first one, the torus must reach further before the two can meet)."""
+
+    def __init__(self, p: Point, t_max, rtol, atol, *, enabled=True):
+        self.p, self.t_max, self.rtol, self.atol = p, t_max, rtol, atol
+        self.enabled = enabled and t_max > 0
+        self.curves: dict = {}
+        self.n0 = max(1024, 1 << math.ceil(math.log2(40 * math.sqrt(max(t_max, 1)))))
+
+    def _curve(self, nx):
+        if nx not in self.curves:
+            self.curves[nx] = ridge_pole.deep_curve(self.p, 1, self.t_max, n=nx)
+        return self.curves[nx]
+
+    def extend(self, refusal: RidgeAccuracyError):
+        t_c = refusal.certified_to
+        if not self.enabled or refusal.curve is None or t_c is None or refusal.radius >= 1:
+            return refusal
+        E_torus, err_torus = refusal.curve
+        nx = self.n0
+        while nx <= _POLE_N_MAX:
+            pole = self._curve(nx)
+            if pole is None:
+                return refusal
+            E = np.concatenate(([1.0], pole.E))
+            err = np.concatenate(([0.0], pole.error))
+            with np.errstate(invalid="ignore"):
+                ok = np.isfinite(E) & np.isfinite(err) & (err <= self.rtol * np.abs(E) + self.atol)
+            both = np.flatnonzero(ok[1 : t_c + 1]) + 1
+            if not len(both) or not np.all(
+                np.abs(E[both] - E_torus[both]) <= err[both] + err_torus[both]
+            ):
+                return refusal  # no depth to compare at, or the two disagree
+            bad = np.flatnonzero(~ok[t_c + 1 :]) + t_c + 1
+            if not len(bad):
+                E[: t_c + 1], err[: t_c + 1] = E_torus[: t_c + 1], err_torus[: t_c + 1]
+                return RidgeCurve(np.maximum(E, 0.0), err, refusal.radius, t_c + 1)
+            t = int(bad[0])
+            if t == t_c + 1:  # the pole path starts deeper: the torus must reach further first
+                return refusal
+            if not np.isfinite(E[t]) or 2 * nx > _POLE_N_MAX:
+                return self._refusal(refusal, t, E[t], err[t], nx)
+            nx *= 2
+        return refusal
+
+    def _refusal(self, refusal, t, value, error, nx):
+        if t - 1 <= refusal.certified_to:
+            return refusal
+        if not np.isfinite(value):
+            why = "exceeds the float64 range"
+        else:
+            why = (
+                f"is known to +-{error:.3g} (value {value:.6g}), more than rtol |E_t| + atol = "
+                f"{self.rtol * abs(value) + self.atol:.3g}"
+            )
+        return RidgeAccuracyError(
+            f"ridge_curve: E_{t} at {self.p} {why} (the torus of radius {refusal.radius:.6g} "
+            f"certified to t = {refusal.certified_to}, the mixed sector's pole to t = {t - 1}, "
+            f"{nx} nodes)",
+            t - 1,
+        )
 
 
 def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
@@ -520,6 +597,7 @@ def _certified(p: Point, E, err, r, n, rtol, atol) -> RidgeCurve:
                 t - 1,
                 r,
                 n,
+                (E, err),
             )
         raise RidgeAccuracyError(
             f"ridge_curve: E_{t} at {p} is known to +-{err[t]:.3g} (value {E[t]:.6g}, torus radius "
@@ -527,6 +605,7 @@ def _certified(p: Point, E, err, r, n, rtol, atol) -> RidgeCurve:
             t - 1,
             r,
             n,
+            (E, err),
         )
     if np.any(E < -err):
         t = int(np.argmax(E < -err))

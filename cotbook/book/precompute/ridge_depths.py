@@ -14,7 +14,8 @@ CHAPTER = "ridge"
 DESCRIBE = (
     "E_t (t <= 40) of the closed system and its best depth, five ridges;\n"
     "the system at lambda = 0 (t <= 30); simulations at D = 800 (t <= 5);\n"
-    "the deepest certified depth when t = 1000 is asked for;\n"
+    "the deepest certified depth when t = 10^4 is asked for;\n"
+    "lambda -> 0 against the ridgeless engine to t = 1000, and at three depths to 10^4;\n"
     "the largest tau whose curve turns up before t = 40 and 300, and the smallest\n"
     "certified to converge at every depth, five ridges"
 )
@@ -41,14 +42,15 @@ CONFIG = {
         ],
     },
     "reach": {
-        "t_max": 1000,
-        "points": [[2.0, 3.0], [2.0, 10.0], [4.0, 10.0], [0.5, 10.0]],
-        "lams": [1e-05, 0.1],
+        "t_max": 10_000,
+        "points": [[2.0, 3.0], [4.0, 1.5], [2.0, 10.0], [4.0, 10.0], [0.5, 10.0], [2.0, 0.5]],
+        "lams": [1e-08, 1e-05, 0.1],
     },
     "lam_limit": {
         "t_max": 1000,
         "points": [[2.0, 3.0], [2.0, 10.0], [4.0, 10.0]],
-        "lams": [1e-08, 2e-08],
+        "lams": [1e-10, 2e-10],
+        "deep": {"point": [2.0, 3.0], "depths": [2000, 5000, 10_000]},
     },
     "boundary": {
         "horizons": [40, 300],
@@ -125,8 +127,9 @@ def _ridge_boundary(alpha, sigma2, config) -> dict:
 
 
 def _ridge_reach(sigma2, config) -> list:
-    """The deepest depth the torus certifies when ``t_max`` is asked for (``t_max`` itself
-    where the whole curve is certified), at each point and ridge, with the radius used and
+    """The deepest depth certified when ``t_max`` is asked for (``t_max`` itself where the
+    whole curve is certified), at each point and ridge, with the torus radius used, the
+    first depth the mixed sector's pole served (``None`` where the torus served all), and
     ``E_{t_max}`` and its bound where the curve is returned."""
     from ...theory import ridge
 
@@ -137,9 +140,10 @@ def _ridge_reach(sigma2, config) -> list:
             try:
                 curve = ridge.ridge_curve(alpha, tau, sigma2, config["t_max"], lam=lam)
                 row |= {"reach": config["t_max"], "radius": curve.radius}
+                row |= {"pole_from": curve.pole_from}
                 row |= {"E_end": float(curve.E[-1]), "error_end": float(curve.error[-1])}
             except ridge.RidgeAccuracyError as refusal:
-                row |= {"reach": refusal.certified_to, "radius": None}
+                row |= {"reach": refusal.certified_to, "radius": None, "pole_from": None}
                 row |= {"E_end": None, "error_end": None}
             out.append(row)
     return out
@@ -147,36 +151,43 @@ def _ridge_reach(sigma2, config) -> list:
 
 def _ridge_lam_limit(sigma2, config) -> list:
     """``lam -> 0`` of the deep ``lam > 0`` curve against the ridgeless engine (contours, an
-    independent method): ``E`` is linear in ``lam`` at ``lam = 1e-8, 2e-8``, so
-    ``2 E(1e-8) - E(2e-8)`` is the limit; its largest difference to the ridgeless curve, as a
-    multiple of the two bounds and relative where ``E_t > 1e-8``, and ``lam = 1e-8``'s own
-    largest relative effect there."""
+    independent method): ``E`` is linear in ``lam`` at ``lam = 1e-10, 2e-10`` (the quadratic
+    term, about the square of ``lam``'s relative effect, stays below the bounds; at ``1e-8``
+    it does not where E_t grows), so ``2 E(lam) - E(2 lam)`` is the limit; its largest
+    difference to the ridgeless curve, as a multiple of the two bounds and relative where
+    ``E_t > 1e-8``, and ``lam``'s own largest relative effect there.  ``deep``: the same at
+    single depths to ``10^4`` at one point, the ridgeless values from ``errors_at``."""
     import numpy as np
 
-    from ...theory import curve, ridge
+    from ...theory import closed_form, curve, ridge
 
     small, double = config["lams"]
     t_max = config["t_max"]
-    out = []
-    for alpha, tau in config["points"]:
+
+    def compared(alpha, tau, depths, ridgeless):
         one, two = (
-            ridge.ridge_curve(alpha, tau, sigma2, t_max, lam=lam) for lam in (small, double)
+            ridge.ridge_curve(alpha, tau, sigma2, depths[-1], lam=lam) for lam in (small, double)
         )
-        ridgeless = curve.error_curve(alpha, tau, sigma2, t_max)
-        limit = (2 * one.E - two.E)[1:]  # E_0 = 1 exactly, with bound 0
-        bound = (2 * one.error + two.error)[1:]
-        one, ridgeless = one.E[1:], ridgeless[1:]
+        limit = (2 * one.E - two.E)[depths]  # E_0 = 1 exactly, with bound 0: not compared
+        bound = (2 * one.error + two.error)[depths]
+        one = one.E[depths]
         big = ridgeless > 1e-8  # beyond |x| = 1 the poles' removal leaves a floor near 1e-18
-        out.append(
-            {
-                "alpha": alpha,
-                "tau": tau,
-                "over_bound": float(np.max(np.abs(limit - ridgeless) / bound)),
-                "rel_limit": float(np.max(np.abs(limit[big] / ridgeless[big] - 1))),
-                "rel_lam": float(np.max(np.abs(one[big] / ridgeless[big] - 1))),
-            }
-        )
-    return out
+        return {
+            "alpha": alpha,
+            "tau": tau,
+            "over_bound": float(np.max(np.abs(limit - ridgeless) / bound)),
+            "rel_limit": float(np.max(np.abs(limit[big] / ridgeless[big] - 1))),
+            "rel_lam": float(np.max(np.abs(one[big] / ridgeless[big] - 1))),
+        }
+
+    depths = np.arange(1, t_max + 1)
+    rows = [
+        compared(alpha, tau, depths, curve.error_curve(alpha, tau, sigma2, t_max)[1:])
+        for alpha, tau in config["points"]
+    ]
+    (alpha, tau), deep = config["deep"]["point"], np.array(config["deep"]["depths"])
+    ridgeless = closed_form.errors_at(alpha, tau, sigma2, deep)
+    return {"rows": rows, "deep": compared(alpha, tau, deep, ridgeless) | {"depths": deep.tolist()}}
 
 
 def _ridge_simulations(sigma2, config) -> list:
@@ -228,7 +239,8 @@ def decode(data) -> dict:
         "system_checks": checks,
         "simulations": sims,
         "reach": reach,
-        "lam_limit": {(r["alpha"], r["tau"]): r for r in data["lam_limit"]},
+        "lam_limit": {(r["alpha"], r["tau"]): r for r in data["lam_limit"]["rows"]},
+        "lam_limit_deep": data["lam_limit"]["deep"],
         "boundary": {(r["horizon"], r["lam"]): r for r in data["boundary"]["turns_up"]},
         "decays": {r["lam"]: r for r in data["boundary"]["decays"]},
     }

@@ -1,0 +1,42 @@
+"""The closed system at a set of nodes: the sectors that B's mixed sector needs, and ``m13``.
+
+``B(x, y) = m13(u(x), v(y)) / ((1 - x)(1 - y))`` with ``u(x) = -x / (alpha (1 - x))`` (App. C.2
+and D) is read off node sets by :mod:`cotbook.theory.ridge` (tori) and
+:mod:`cotbook.theory.ridge_pole` (a contour through the saddle); both take its ingredients
+from here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _torus
+from .derivation import Point, _u_sector, _v_sector
+
+
+def sectors(p: Point, x, *, u=True, v=True):
+    """``u(x)`` and the u- and v-sector unknowns the mixed sector needs, at the nodes ``x``
+    (continued radially in x where some ``|x| > 1``, see ``derivation._solve_sector``); ``u``
+    and ``v`` say which sectors are solved (rows of :func:`m13` need the u-sector, columns the
+    v-sector; the other is ``None``)."""
+    z = -x / (p.alpha * (1 - x))
+    path = x if np.max(np.abs(x)) > 1 else None
+    U = V = None
+    with np.errstate(all="ignore"):  # a node whose Newton path fails raises ArithmeticError
+        if u:
+            us = _u_sector(z, p, x=path)
+            U = [np.ascontiguousarray(us[k], dtype=complex) for k in ("m11", "m12", "m21", "m22")]
+        if v:
+            vs = _v_sector(z, p, x=path)
+            V = [np.ascontiguousarray(vs[k], dtype=complex) for k in ("m34", "m43", "m44")]
+    return z, U, V
+
+
+def m13(p: Point, rows, cols):
+    """``m13(u(x_i), v(y_j))`` for two node sets given as :func:`sectors` output."""
+    (zu, U, _), (zv, _, V) = rows, cols
+    with np.errstate(all="ignore"):
+        F = _torus.m13_on_torus(zu, *U, zv, *V, p.alpha, p.tau, p.c, p.lam)
+    if not np.all(np.isfinite(F)):
+        raise ArithmeticError("closed system: m13 is not finite at the nodes")
+    return F

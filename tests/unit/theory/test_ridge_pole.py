@@ -1,0 +1,101 @@
+"""Tests of cotbook.theory.ridge_pole: the deep depths of a growing lambda > 0 curve from the
+mixed sector's pole, against independent references.
+
+References: a torus of cotbook.theory.ridge (a 2-D FFT, another discretisation and another
+contour) where both certify; the ridgeless contour engine of cotbook.theory.contour as
+lambda -> 0 (another parametrisation altogether, at lambda = 0); and the growth law
+psi0^-t t^(-1/2) of a simple pole met at a saddle, with psi0 read off the pole on the
+negative axis.  ridge_curve's use of the path (the splice, the overlap check, the refusal
+past the float range) is tested with it.
+"""
+
+import numpy as np
+import pytest
+
+from cotbook import theory
+from cotbook.theory import derivation as dv
+from cotbook.theory import ridge as rg
+from cotbook.theory import ridge_pole as rp
+
+GROWING = (2.0, 3.0, 0.01, 1e-5)  # Figure 1's point and ridge: E_t grows like 1.027^t
+
+
+@pytest.fixture(scope="module")
+def growing():
+    """The pole path at GROWING, t = 1 .. 1000, on 2048 contour nodes (what ridge_curve uses
+    for t_max = 1000)."""
+    return rp.deep_curve(dv.Point.of(*GROWING), 1, 1000, n=2048)
+
+
+@pytest.mark.slow
+def test_the_pole_path_meets_a_torus_where_both_certify(growing):
+    """The torus r = 0.9734 (2048 points per circle) certifies t <= 454 here; from t = 200
+    the pole path certifies too, and the two agree within their bounds at every depth (they
+    share only the closed system's values, not a node)."""
+    torus = rg.ridge_curve(*GROWING[:3], 454, lam=GROWING[3], n=2048, radius=0.9734267292643225)
+    E, err = growing.E[199:454], growing.error[199:454]  # t = 200 .. 454
+    assert np.all(err <= 1e-6 * E)
+    assert np.all(np.abs(E - torus.E[200:]) <= err + torus.error[200:])
+    assert np.max(np.abs(E / torus.E[200:] - 1)) < 1e-9  # both far inside their bounds
+
+
+@pytest.mark.slow
+def test_a_growing_curve_follows_the_law_of_its_saddle(growing):
+    """E_t ~ C psi0^-t t^-1/2 (a simple pole met at a saddle): the local rate at t = 1000 is
+    -log psi0 - 1/(2t) to 5e-6 (the t^-1/2 alone is 5e-4 of it), psi0 = x0 y_k(x0) read off
+    the pole on the negative axis (1/psi0 = 1.027 per step here), and E_t is certified to 1e-6
+    from t = 200 on."""
+    E = growing.E
+    assert np.all(growing.error[199:] <= 1e-6 * E[199:])
+    rate = np.log(E[999] / E[989]) / 10  # t = 1000 and 990
+    assert abs(rate + np.log(growing.psi0) + 1 / (2 * 995)) < 5e-6
+    assert -1.0 < growing.x0 < -0.95 and 0.97 < growing.psi0 < 0.98
+
+
+@pytest.mark.slow
+def test_lam_to_zero_meets_the_ridgeless_engine_deep():
+    """lam = 1e-10 moves E_1000 by 2e-7 relative, more than the bounds; 2 E(lam) - E(2 lam)
+    removes it and meets the lambda = 0 contour engine to its bound (the quadratic term
+    left, (2e-7)^2, is below it).  (The same holds at t = 10^4, 8192 nodes: 1.5e-12 apart,
+    bound 4.7e-11.)"""
+    depths = list(range(990, 1001))
+    one, two = (
+        rp.deep_curve(dv.Point.of(*GROWING[:3], lam), 990, 1000, n=2048) for lam in (1e-10, 2e-10)
+    )
+    ridgeless = theory.errors_at(*GROWING[:3], depths)
+    assert np.all(np.abs(one.E / ridgeless - 1) > 10 * one.error / one.E)
+    limit, bound = 2 * one.E - two.E, 2 * one.error + two.error
+    assert np.all(np.abs(limit - ridgeless) <= bound)
+
+
+@pytest.mark.slow
+def test_ridge_curve_goes_past_the_torus_through_the_pole(growing):
+    """t = 1000 at GROWING: the search's torus stops near t = 450 and the pole path serves the
+    rest; E_0 = 1, every depth certified, and the spliced depths are the pole path's."""
+    curve = rg.ridge_curve(*GROWING[:3], 1000, lam=GROWING[3])
+    assert curve.E[0] == 1 and 300 < curve.pole_from <= 1000 and curve.radius < 1
+    assert np.all(curve.error <= rg.RIDGE_RTOL * curve.E + 1e-12)
+    assert np.array_equal(curve.E[curve.pole_from :], growing.E[curve.pole_from - 1 :])
+
+
+def test_the_path_declines_where_no_pole_grows():
+    """(4, 10): E_t decays to 0, no row of the saddle scan shows a pole inside |y| = R, and the
+    path declines (ridge_curve's torus serves such points)."""
+    assert rp.deep_curve(dv.Point.of(4.0, 10.0, 0.01, 0.1), 1, 10, n=1024) is None
+
+
+def test_an_overflowing_curve_is_refused_where_it_leaves_the_float_range(monkeypatch):
+    """Past the float range E_t is not a number the curve can hold: the refusal names the
+    depth and keeps what the torus and the pole certified before it (planted pole values)."""
+    t_max = 60
+    E = np.geomspace(1.0, 1e300, t_max) * 1.5
+    E[50:] = np.inf
+    planted = rp.PoleCurve(E, 1e-9 * E, -0.9, 0.8)
+    monkeypatch.setattr(rp, "deep_curve", lambda *args, **kwargs: planted)
+    beyond = rg._PastThePole(dv.Point.of(*GROWING), t_max, 1e-6, 1e-12)
+    on_torus = np.concatenate(([1.0], E[:20]))  # t = 0 .. 20, as the pole's
+    torus = rg.RidgeAccuracyError("torus", 20, 0.97, 512, (on_torus, 1e-9 * on_torus))
+    refusal = beyond.extend(torus)
+    assert isinstance(refusal, rg.RidgeAccuracyError) and refusal.certified_to == 50
+    assert "E_51" in str(refusal) and "float64 range" in str(refusal)
+    assert refusal.radius is None and refusal.n is None
