@@ -158,14 +158,17 @@ def test_committed_ridge_checks_are_what_the_system_and_the_simulation_give_now(
     np.testing.assert_allclose(run["sim"], sim.mean, rtol=1e-9)
     np.testing.assert_allclose(run["sem"], sim.sem, rtol=1e-6)
     assert len(data["simulations"]) == 5 and len(data["system_checks"]) == 3
-    # t = 1000 certified at every point, beyond |x| = 1 except at (2, 3, 1e-5) (B's
-    # singularity lies inside r = 1 there); lam -> 0 is the ridgeless engine within the bounds
-    # (the deep curve itself: test_derivation)
-    for key, row in data["reach"].items():
-        assert row["reach"] == 1000 and row["error_end"] <= 1e-6 * row["E_end"] + 1e-12
-        assert (row["radius"] < 1) == (key == (2.0, 3.0, 1e-5))
-    for row in data["lam_limit"].values():
-        assert row["over_bound"] <= 1 and row["rel_limit"] <= 1e-9 and row["rel_lam"] > 1e-8
+    # t = 10^4 certified at every point: beyond |x| = 1 where E_t settles, and where it grows
+    # (overthinking, tau < tau_c) on a torus inside |x| = 1 and the mixed sector's pole beyond
+    # it; lam -> 0 is the ridgeless engine within the bounds, to t = 10^4 (the pole path
+    # itself: test_ridge_pole)
+    for row in data["reach"].values():
+        assert row["reach"] == 10_000 and row["error_end"] <= 1e-6 * row["E_end"] + 1e-12
+        grows = row["E_end"] > 1e10
+        assert (row["radius"] < 1) == grows == (row["pole_from"] is not None)
+    for row in [*data["lam_limit"].values(), data["lam_limit_deep"]]:
+        assert row["over_bound"] <= 1 and row["rel_limit"] <= 1e-9
+        assert row["rel_lam"] > 5 * row["rel_limit"]  # the ridge is seen, and removed
 
 
 @pytest.mark.slow
