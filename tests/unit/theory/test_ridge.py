@@ -184,7 +184,7 @@ def test_the_bisection_above_the_ladder_certifies_where_the_largest_torus_only_a
     # larger one (B's singularity is near r = 0.987 here) that agrees with it, and the mixed
     # sector's pole serves the depths beyond it (ridge_pole)
     deep = rg.ridge_curve(2.0, 3.0, 0.01, 400, lam=1e-5)
-    assert 0.95 < deep.radius < 0.99 and 173 < deep.pole_from <= 400
+    assert 0.95 < deep.radius < 0.99 and 173 < deep.pole_from <= 400 and deep.E[0] == 1
     assert np.all(deep.error <= rg.RIDGE_RTOL * deep.E + 1e-12)
     np.testing.assert_allclose(deep.E[:81], curve.E, rtol=1e-6)
 
