@@ -410,16 +410,22 @@ def ridge_curve(
 
 
 _POLE_N_MAX = 8192  # most nodes on the pole path's x-contour
+_GROWTH = 2.0
+"""The pole path is tried only where the torus's curve grew by more than this factor over the
+second half of its certified depths (E_t ~ psi0^-t there; a curve that settles or approaches
+its floor grows by far less, and the path's saddle scan would cost about a second to find no
+pole)."""
 
 
 class _PastThePole:
     """The depths a torus inside ``|x| = 1`` cannot certify, from the mixed sector's pole
     (:func:`cotbook.theory.ridge_pole.deep_curve`; computed once per node count and kept).
 
-    :meth:`extend` takes a torus's refusal and returns the whole curve (the torus's depths
-    up to its ``certified_to``, the pole's beyond) where the pole path certifies every deeper
-    depth and agrees with the torus, within both bounds, at every depth both certify (at least
-    one); otherwise a refusal that names the deeper of the two reaches.  The pole path starts
+    :meth:`extend` takes a torus's refusal (of a growing curve, see :data:`_GROWTH`) and
+    returns the whole curve (the torus's depths up to its ``certified_to``, the pole's beyond)
+    where the pole path certifies every deeper depth and agrees with the torus, within both
+    bounds, at every depth both certify (at least one); otherwise a refusal that names the
+    deeper of the two reaches.  The pole path starts
     with ``max(1024, 40 sqrt(t_max))`` nodes (rounded up to a power of two) and doubles them
     to :data:`_POLE_N_MAX` while a depth beyond the first it must serve misses its accuracy
     (where it misses that first one, the torus must reach further before the two can meet)."""
@@ -440,6 +446,8 @@ class _PastThePole:
         if not self.enabled or refusal.curve is None or t_c is None or refusal.radius >= 1:
             return refusal
         E_torus, err_torus = refusal.curve
+        if not E_torus[t_c] > _GROWTH * E_torus[t_c // 2]:
+            return refusal  # not growing at the torus's last depths: no pole to go past
         nx = self.n0
         while nx <= _POLE_N_MAX:
             pole = self._curve(nx)
