@@ -378,6 +378,8 @@ def ridge_curve(
                     refused = beyond.extend(refusal)
                     if isinstance(refused, RidgeCurve):
                         return refused
+                    if beyond.overflowed:  # no torus or node count brings it back
+                        raise refused
                 k = _RADII.index(r)
                 base = (E, err)
                 # below |x| = 1 and, above the top rung, beyond it: B's poles at x = 1 (where
@@ -404,6 +406,8 @@ def ridge_curve(
                     return longer
                 if _reach(longer) > _reach(refused):
                     refused = longer
+                if beyond.overflowed:
+                    raise refused
         if n_given or 2 * n > n_cap or (base is not None and not bands):
             raise refused if refused is not None else _no_torus(p)
         n *= 2
@@ -433,6 +437,7 @@ class _PastThePole:
     def __init__(self, p: Point, t_max, rtol, atol, *, enabled=True):
         self.p, self.t_max, self.rtol, self.atol = p, t_max, rtol, atol
         self.enabled = enabled and t_max > 0
+        self.overflowed = False  # the pole path's E_t left the float range: the search ends
         self.curves: dict = {}
         self.n0 = max(1024, 1 << math.ceil(math.log2(40 * math.sqrt(max(t_max, 1)))))
 
@@ -478,6 +483,7 @@ class _PastThePole:
         if t - 1 <= refusal.certified_to:
             return refusal
         if not np.isfinite(value):
+            self.overflowed = True
             why = "exceeds the float64 range"
         else:
             why = (

@@ -89,3 +89,4 @@ def test_an_overflowing_curve_is_refused_where_it_leaves_the_float_range(monkeyp
     assert isinstance(refusal, rg.RidgeAccuracyError) and refusal.certified_to == 50
     assert "E_51" in str(refusal) and "float64 range" in str(refusal)
     assert refusal.radius is None and refusal.n is None
+    assert beyond.overflowed  # ridge_curve's search ends there: no torus brings it back
