@@ -379,7 +379,7 @@ def ridge_curve(
                     if isinstance(refused, RidgeCurve):
                         return refused
                     if beyond.overflowed:  # no torus or node count brings it back
-                        raise refused
+                        raise refused from None
                 k = _RADII.index(r)
                 base = (E, err)
                 # below |x| = 1 and, above the top rung, beyond it: B's poles at x = 1 (where
@@ -407,7 +407,7 @@ def ridge_curve(
                 if _reach(longer) > _reach(refused):
                     refused = longer
                 if beyond.overflowed:
-                    raise refused
+                    raise refused from None
         if n_given or 2 * n > n_cap or (base is not None and not bands):
             raise refused if refused is not None else _no_torus(p)
         n *= 2
