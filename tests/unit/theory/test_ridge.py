@@ -221,8 +221,9 @@ def decays():
 @pytest.mark.slow
 def test_lam_curves_to_t_1000_extrapolate_to_the_ridgeless_engine(decays):
     """(4, 10, 0.01): the bisection takes the torus beyond |x| = 1 (sectors continued radially
-    in x) and certifies t = 1000 at lam = 2e-8 and 0.1 (1e-8: the first 1001 depths of the
-    t = 10^4 curve, certified on the same torus). E is linear in lam this close to
+    in x) and certifies t = 1000 at lam = 2e-8 (1e-8: the first 1001 depths of the t = 10^4
+    curve, certified on the same torus; lam = 0.1 on that torus and on r = 1.1, fixed, agree).
+    E is linear in lam this close to
     0 (its lam-effect, 1.8e-7 relative at lam = 1e-8, far exceeds the bounds), so
     2 E(1e-8) - E(2e-8) is the lam -> 0 limit: it matches the ridgeless contour engine (an
     independent method) within the bounds at every depth, and to 1e-10 relative + 1e-17."""
@@ -230,8 +231,8 @@ def test_lam_curves_to_t_1000_extrapolate_to_the_ridgeless_engine(decays):
         warnings.simplefilter("error")  # no library warning reaches the caller
         one = rg.RidgeCurve(decays.E[:1001], decays.error[:1001], decays.radius)
         two = rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=2e-8)
-        ridged = rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=0.1)
-    assert 1 < one.radius < 1.3 and 1 < ridged.radius < 1.3
+        ridged = rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=0.1, radius=one.radius, n=2048)
+    assert 1 < one.radius < 1.3
     for curve in (one, two, ridged):
         assert np.all(curve.error <= rg.RIDGE_RTOL * curve.E + 1e-12)
     ridgeless = theory.error_curve(4.0, 10.0, 0.01, 1000)
@@ -241,7 +242,8 @@ def test_lam_curves_to_t_1000_extrapolate_to_the_ridgeless_engine(decays):
     np.testing.assert_allclose(limit, ridgeless, rtol=1e-10, atol=1e-17)
     big = ridgeless > 1e-8
     assert np.max(np.abs(one.E[big] / ridgeless[big] - 1)) > 1e-8  # lam = 1e-8 is seen
-    # lam = 0.1 on another torus (fixed radius 1.1, 2048 points): the same curve
+    # lam = 0.1 on two tori beyond |x| = 1 (the search's radius and 1.1, 2048 points each):
+    # the same curve
     other = rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=0.1, radius=1.1, n=2048)
     assert np.all(np.abs(other.E - ridged.E) <= other.error + ridged.error)
 
