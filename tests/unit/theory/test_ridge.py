@@ -221,8 +221,8 @@ def decays():
 @pytest.mark.slow
 def test_lam_curves_to_t_1000_extrapolate_to_the_ridgeless_engine(decays):
     """(4, 10, 0.01): the bisection takes the torus beyond |x| = 1 (sectors continued radially
-    in x) and certifies t = 1000 at lam = 2e-8 (1e-8: the first 1001 depths of the t = 10^4
-    curve, certified on the same torus; lam = 0.1 on that torus and on r = 1.1, fixed, agree).
+    in x) for the t = 10^4 curve at lam = 1e-8 (its first 1001 depths here); the same torus,
+    fixed, certifies t = 1000 at lam = 2e-8 and 0.1 (and lam = 0.1 agrees with r = 1.1).
     E is linear in lam this close to
     0 (its lam-effect, 1.8e-7 relative at lam = 1e-8, far exceeds the bounds), so
     2 E(1e-8) - E(2e-8) is the lam -> 0 limit: it matches the ridgeless contour engine (an
@@ -230,8 +230,10 @@ def test_lam_curves_to_t_1000_extrapolate_to_the_ridgeless_engine(decays):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no library warning reaches the caller
         one = rg.RidgeCurve(decays.E[:1001], decays.error[:1001], decays.radius)
-        two = rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=2e-8)
-        ridged = rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=0.1, radius=one.radius, n=2048)
+        two, ridged = (
+            rg.ridge_curve(4.0, 10.0, 0.01, 1000, lam=lam, radius=one.radius, n=2048)
+            for lam in (2e-8, 0.1)
+        )
     assert 1 < one.radius < 1.3
     for curve in (one, two, ridged):
         assert np.all(curve.error <= rg.RIDGE_RTOL * curve.E + 1e-12)
