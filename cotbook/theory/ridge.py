@@ -314,9 +314,8 @@ def ridge_curve(
         Ridge ``>= 0`` (the loss carries ``lam/2 |A|^2``).
     n : int, optional
         Points per circle of the torus (fixed: no escalation, and no pole path), a power of two
-        from
-        ``2 t_max + 8`` (from 512 where ``t_max`` exceeds what :data:`RIDGE_N_MAX` points hold)
-        to :data:`RIDGE_N_MAX`.
+        from ``2 t_max + 8`` (from 512 where ``t_max`` exceeds what :data:`RIDGE_N_MAX` points
+        hold) to :data:`RIDGE_N_MAX`.
     radius : float, optional
         A fixed torus radius in ``(0, 2]`` (not 1) instead of the search.
     rtol, atol : float
@@ -429,10 +428,10 @@ class _PastThePole:
     returns the whole curve (the torus's depths up to its ``certified_to``, the pole's beyond)
     where the pole path certifies every deeper depth and agrees with the torus, within both
     bounds, at every depth both certify (at least one); otherwise a refusal that names the
-    deeper of the two reaches.  The pole path starts
-    with ``max(1024, 40 sqrt(t_max))`` nodes (rounded up to a power of two) and doubles them
-    to :data:`_POLE_N_MAX` while a depth beyond the first it must serve misses its accuracy
-    (where it misses that first one, the torus must reach further before the two can meet)."""
+    deeper of the two reaches.  The pole path starts with ``max(1024, 40 sqrt(t_max))`` nodes
+    (rounded up to a power of two) and doubles them to :data:`_POLE_N_MAX` while a depth
+    beyond the first it must serve misses its accuracy (where it misses that first one, the
+    torus must reach further before the two can meet)."""
 
     def __init__(self, p: Point, t_max, rtol, atol, *, enabled=True):
         self.p, self.t_max, self.rtol, self.atol = p, t_max, rtol, atol

@@ -93,32 +93,38 @@ class _Frame:
         self.maxF = float(np.abs(F11).max())
         self.H = (self.f1y - self.K) / (1 - self.y)
 
-    def rows(self, x) -> tuple[_Rows, float]:
-        """``Bh(x_i, y_j)`` and ``G(x_i)``, with the largest error of the means ``F(x_i, 1)``."""
-        p, y = self.p, self.y
-        at = _nodes.sectors(p, x, v=False)
-        Fxy, Fx1 = _nodes.m13(p, at, self.ring), _nodes.m13(p, at, self.one)
+    def bh(self, x, at, y, cols, f1y=None):
+        """``Bh(x_i, y_j) = (F - F(x, 1) - F(1, y) + K) / ((1 - x)(1 - y))`` for row nodes
+        ``x`` (u-sectors ``at``) and column nodes ``y`` (v-sectors ``cols``; ``f1y``, their
+        ``F(1, y)``, if known), with the means ``F(x_i, 1)`` and their largest error."""
+        p = self.p
+        Fx1 = _nodes.m13(p, at, self.one)
         fx1 = Fx1.mean(1)
-        dx1 = float(np.abs(Fx1[:, ::2].mean(1) - fx1).max())
-        w = (1 - x)[:, None] * (1 - y)[None, :]
-        Bh = (Fxy - fx1[:, None] - self.f1y[None, :] + self.K) / w
+        if f1y is None:
+            f1y = _nodes.m13(p, self.one, cols).mean(0)
+        F = _nodes.m13(p, at, cols)
+        Bh = (F - fx1[:, None] - f1y[None, :] + self.K) / ((1 - x)[:, None] * (1 - y)[None, :])
+        return Bh, fx1, float(np.abs(Fx1[:, ::2].mean(1) - fx1).max())
+
+    def rows(self, x) -> tuple[_Rows, float]:
+        """``Bh(x_i, y_j)`` on the y-circle and ``G(x_i)``, with the largest error of the means
+        ``F(x_i, 1)``."""
+        at = _nodes.sectors(self.p, x, v=False)
+        Bh, fx1, dx1 = self.bh(x, at, self.y, self.ring, self.f1y)
         return _Rows(Bh, (fx1 - self.K) / (1 - x)), dx1
 
     def pole(self, x, guess):
         """``(y_k, c, dy, dc)``: the pole of ``Bh(x, .)`` near ``guess`` and its residue, from
         two small circles (``dy``, ``dc``: their differences), or ``None`` if the two do not
         show the same simple pole."""
-        at = _nodes.sectors(self.p, np.array([x]), v=False)
-        Fx1 = _nodes.m13(self.p, at, self.one)[0].mean()
+        xs = np.array([x])
+        at = _nodes.sectors(self.p, xs, v=False)
         found = []
         centre = guess
         for rho in _SMALL:
             w = rho * np.exp(2j * np.pi * (np.arange(_SMALL_NODES) + 0.5) / _SMALL_NODES)
             ys = centre + w
-            cols = _nodes.sectors(self.p, ys, u=False)
-            F = _nodes.m13(self.p, at, cols)[0]
-            f1y = _nodes.m13(self.p, self.one, cols).mean(0)
-            Bh = (F - Fx1 - f1y + self.K) / ((1 - x) * (1 - ys))
+            Bh = self.bh(xs, at, ys, _nodes.sectors(self.p, ys, u=False))[0][0]
             mu0, mu1 = np.mean(Bh * w), np.mean(Bh * w * w)
             if not abs(mu0) > 0:
                 return None
@@ -340,14 +346,10 @@ def _x_analytic(frame: _Frame, x, dx) -> bool:
     p = frame.p
     ys = 0.5 * np.exp(2j * np.pi * (np.arange(32) + 0.5) / 32)
     try:
-        cols = _nodes.sectors(p, ys, u=False)
-        at = _nodes.sectors(p, x, v=False)
-        F = _nodes.m13(p, at, cols)
-        Fx1 = _nodes.m13(p, at, frame.one).mean(1)
-        f1y = _nodes.m13(p, frame.one, cols).mean(0)
+        at, cols = _nodes.sectors(p, x, v=False), _nodes.sectors(p, ys, u=False)
+        Bh = frame.bh(x, at, ys, cols)[0]
     except (ArithmeticError, np.linalg.LinAlgError):
         return False
-    Bh = (F - Fx1[:, None] - f1y[None, :] + frame.K) / ((1 - x)[:, None] * (1 - ys)[None, :])
     for m in range(3):
         terms = Bh * (x**m * dx)[:, None]
         if float(np.abs(terms.sum(0)).max()) > 1e-11 * float(np.abs(terms).sum(0).max()):
