@@ -185,11 +185,14 @@ class RidgeAccuracyError(domain.AccuracyError):
     ``radius`` and ``n`` name the torus that certified it: ``ridge_curve(..., certified_to,
     n=n, radius=radius)`` returns that curve (a search for ``certified_to`` alone may take
     another torus).  Where the depths beyond the torus came from the mixed sector's pole,
-    ``radius`` and ``n`` are ``None`` and ``ridge_curve(..., certified_to)`` returns it."""
+    ``radius`` and ``n`` are ``None`` and ``ridge_curve(..., certified_to)`` returns it.
+    ``overflow`` says that the next depth's ``E_t`` exceeds the float64 range (no torus or node
+    count brings it back)."""
 
-    def __init__(self, message, certified_to, radius=None, n=None, curve=None):
+    def __init__(self, message, certified_to, radius=None, n=None, curve=None, overflow=False):
         super().__init__(message)
         self.certified_to = certified_to
+        self.overflow = overflow
         self.radius = radius
         self.n = n
         self.curve = curve  # (E, err) on that torus, for the pole path beyond it
@@ -284,10 +287,15 @@ def ridge_curve(
     every deeper depth and agrees with the torus, within both bounds, wherever both certify
     (``RidgeCurve.pole_from`` says from which depth; see ``_PastThePole``).  Measured (one core
     of an AMD EPYC): ``(2, 3, 0.01, lam = 1e-5)`` to ``t = 10^4`` in 17 s (``E_10^4 = 7.6e111``,
-    to 1.5e-11), where the torus alone refused at ``t = 1557`` after 46 s.  Where the path does
-    not apply (no simple pole on the negative axis, or the line ``x = 1`` meets B's singularity
-    inside ``|y| = 1.03``, as at ``(2, 1, 0.01, lam = 1)``), the refusal names the deepest
-    depth a torus certified; a curve that leaves the float range is refused at that depth.
+    to 1.5e-11), where the torus alone refused at ``t = 1557`` after 46 s.  At ``tau <= 1``
+    with a large ridge the saddle can lie on the positive axis, where the pole curve crosses
+    ``x = 1`` inside the unit circle; the path goes round it on ``|x| = x0`` (measured:
+    ``(2, 1, 0.01, lam = 1)`` and ``(0.5, 0.5, 0.01, 1)`` certified until E_t leaves the
+    float range, at ``t = 7823`` and ``2155``, in 10 and 6 s, where the torus alone refused at
+    ``t = 1598`` and ``1784`` after about a minute).  Where the path does not apply (no simple
+    pole on the real axis that its checks accept), the refusal names the deepest depth a torus
+    certified; a curve that leaves the float range is refused at that depth
+    (``RidgeAccuracyError.overflow``), and the search ends there.
 
     **Points per circle.**  Without ``n`` the search starts at the default; ``n`` doubles while
     no two tori of the ladder agree (unless more points cannot help, see ``_ladder``), then, after
@@ -436,7 +444,7 @@ class _PastThePole:
     def __init__(self, p: Point, t_max, rtol, atol, *, enabled=True):
         self.p, self.t_max, self.rtol, self.atol = p, t_max, rtol, atol
         self.enabled = enabled and t_max > 0
-        self.overflowed = False  # the pole path's E_t left the float range: the search ends
+        self.overflowed = False  # E_t (the pole's or a torus's) left the float range: search ends
         self.curves: dict = {}
         self.n0 = max(1024, 1 << math.ceil(math.log2(40 * math.sqrt(max(t_max, 1)))))
 
@@ -447,6 +455,9 @@ class _PastThePole:
 
     def extend(self, refusal: RidgeAccuracyError):
         t_c = refusal.certified_to
+        if refusal.overflow:  # the torus's next E_t exceeds the float range: so does any path's
+            self.overflowed = True
+            return refusal
         if not self.enabled or refusal.curve is None or t_c is None or refusal.radius >= 1:
             return refusal
         E_torus, err_torus = refusal.curve
@@ -481,7 +492,7 @@ class _PastThePole:
     def _refusal(self, refusal, t, value, error, nx):
         if t - 1 <= refusal.certified_to:
             return refusal
-        if not np.isfinite(value):
+        if _beyond_range(value, error, self.rtol):
             self.overflowed = True
             why = "exceeds the float64 range"
         else:
@@ -494,6 +505,7 @@ class _PastThePole:
             f"certified to t = {refusal.certified_to}, the mixed sector's pole to t = {t - 1}, "
             f"{nx} nodes)",
             t - 1,
+            overflow=self.overflowed,
         )
 
 
@@ -516,8 +528,7 @@ def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
     while hi > lo * (1 + _REFINE_RTOL):
         r, first = (first, None) if first else (math.sqrt(lo * hi), None)
         found = _torus_curve(p, r, n, t_max, failures)
-        with np.errstate(invalid="ignore"):
-            agrees = found is not None and np.all(np.abs(found[0] - base[0]) <= found[1] + base[1])
+        agrees = found is not None and _agree(*found[:2], *base)
         if not agrees:
             if r == R_ABOVE:  # no torus beyond |x| = 1 at this n
                 break
@@ -536,6 +547,19 @@ def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
         else:
             lo = r
     return best, hi, any(map(_soft, failures))
+
+
+def _beyond_range(value, error, rtol) -> bool:
+    """``E_t`` is certified to exceed the float64 range: its value overflowed while its bound
+    (the same power times a smaller number) is within ``rtol`` of the largest float."""
+    return bool(np.isinf(value) and error <= rtol * np.finfo(float).max)
+
+
+def _agree(E1, err1, E2, err2) -> bool:
+    """Two curves agree within their bounds at every depth (where both are ``inf``, past the
+    float range, they agree too)."""
+    with np.errstate(invalid="ignore"):
+        return bool(np.all((np.abs(E1 - E2) <= err1 + err2) | (E1 == E2)))
 
 
 def _reach(err: RidgeAccuracyError) -> int:
@@ -588,9 +612,8 @@ def _ladder(p: Point, n, t_max, before=None):
         if at(j) is None or at(j + 1) is None:
             continue
         (E1, err1, aliased), (E2, err2, _) = at(j), at(j + 1)
-        with np.errstate(invalid="ignore"):
-            if np.all(np.abs(E1 - E2) <= err1 + err2):
-                return (E1, err1, _RADII[j], aliased), None
+        if _agree(E1, err1, E2, err2):
+            return (E1, err1, _RADII[j], aliased), None
     return None, None
 
 
@@ -612,13 +635,16 @@ def _certified(p: Point, E, err, r, n, rtol, atol) -> RidgeCurve:
                 n,
                 (E, err),
             )
+        overflow = _beyond_range(E[t], err[t], rtol)
+        if not overflow:
+            why = (
+                f"is known to +-{err[t]:.3g} (value {E[t]:.6g}, torus radius {r:.6g}, n = {n}), "
+                f"more than rtol |E_t| + atol = {rtol * abs(E[t]) + atol:.3g}"
+            )
+        else:
+            why = f"exceeds the float64 range (torus radius {r:.6g}, n = {n})"
         raise RidgeAccuracyError(
-            f"ridge_curve: E_{t} at {p} is known to +-{err[t]:.3g} (value {E[t]:.6g}, torus radius "
-            f"{r:.6g}, n = {n}), more than rtol |E_t| + atol = {rtol * abs(E[t]) + atol:.3g}",
-            t - 1,
-            r,
-            n,
-            (E, err),
+            f"ridge_curve: E_{t} at {p} {why}", t - 1, r, n, (E, err), overflow
         )
     if np.any(E < -err):
         t = int(np.argmax(E < -err))

@@ -3,18 +3,23 @@
 Where E_t grows, ``B(x, y) = m13(u(x), v(y)) / ((1-x)(1-y))`` is singular inside the unit
 polydisc, and a torus (:func:`cotbook.theory.ridge.ridge_curve`) certifies only about ``n/5``
 depths.  Its nearest singularity is the pole of the mixed sector (the 2x2 system of App.
-C.9) on a curve ``y = y_k(x)``; ``E_t`` grows like ``psi0^-t``, ``psi0 = x0 y_k(x0)`` at the
-saddle ``x0 < 0`` where ``x y_k(x)`` is largest on the negative axis.  As the ``lam = 0``
+C.9) on a curve ``y = y_k(x)``; ``E_t`` grows like ``psi0^-t``, ``psi0 = x0 y_k(x0)`` at a
+saddle ``x0`` where ``x y_k(x)`` is largest on the real axis: on the negative axis, or
+(measured at ``tau <= 1`` with a large ridge, e.g. ``(2, 1, 0.01, lam = 1)``) on the positive
+axis, where the pole curve crosses ``x = 1`` inside the unit circle.  As the ``lam = 0``
 engine does in its Lagrange variables (:mod:`cotbook.theory.contour`), the y-integral is
-moved past the pole:
+moved past the pole, on one of two frames:
 
-* B's poles at ``x = 1`` and ``y = 1`` are taken out exactly, as on a torus beyond |x| = 1:
-  ``B = K/((1-x)(1-y)) + G(x)/(1-y) + H(y)/(1-x) + Bh``, so
+* **Negative saddle.**  B's poles at ``x = 1`` and ``y = 1`` are taken out exactly, as on a
+  torus beyond |x| = 1: ``B = K/((1-x)(1-y)) + G(x)/(1-y) + H(y)/(1-x) + Bh``, so
   ``E_t = K + g_t + h_t + [x^t y^t] Bh`` (``K = F(1, 1)``, ``F(x, 1)`` and ``F(1, y)`` by
-  Cauchy's formula on 64 nodes of ``|x - 1| = (R - 1)/2``; ``R = R_ABOVE``).
-* ``y`` runs on ``|y| = R``; ``x`` on the circle through ``x0`` and ``R``
-  (centre ``(R + x0)/2``): the contour crosses the negative axis at the saddle, so no term of
-  the sum below is larger than the result (their ratio is printed by the tests, about 1.005).
+  Cauchy's formula on 64 nodes of ``|x - 1| = (R - 1)/2``; ``R = R_ABOVE``).  ``y`` runs on
+  ``|y| = R``, ``x`` on the circle through ``x0`` and ``R`` (centre ``(R + x0)/2``).
+* **Positive saddle** ``0 < x0 < 1``.  There ``F(1, y)`` is itself singular, and nothing is
+  taken out: ``Bh = B``, ``y`` runs on ``|y| = R`` halfway between ``y_k(x0)`` and 1, ``x``
+  on ``|x| = x0``; both poles at 1 lie outside.
+* Either contour crosses the real axis at the saddle, so no term of the sum below is larger
+  than the result (their ratio is printed by the tests, about 1.005).
 * For each node ``x`` whose y-circle shows a pole (the Laurent coefficient of ``y^-1``), the
   pole ``y_k`` and its residue ``c`` are read off a small circle around it (moments, exact for
   one simple pole), and ``P = c / (y - y_k)`` is subtracted:
@@ -50,7 +55,9 @@ _SMALL = (0.02, 1e-3)  # radii of the two small circles around each pole
 _SMALL_NODES = 32
 _TOL = 1e-11  # negative powers of Bh - P, relative to max |Bh|, that pass the check
 _BEYOND = 0.01  # the pole is followed until it lies this far (relative) beyond |y| = R
-_SADDLE_GRID = np.linspace(0.7, 1.02, 65)  # |x| scanned for the saddle on the negative axis
+_NEGATIVE = -np.linspace(0.7, 1.02, 65)  # x scanned for a saddle on the negative axis
+_POSITIVE = np.linspace(0.2, 0.995, 65)  # and on the positive axis
+_SCAN_R = 0.995  # the y-circle of the positive scan (inside the poles at y = 1)
 
 
 class PoleCurve(NamedTuple):
@@ -77,13 +84,22 @@ class _Rows(NamedTuple):
 
 
 class _Frame:
-    """The y-circle, the circle around 1 and the constants of the pole removal at 1."""
+    """The y-circle ``|y| = R`` and the rows of B there.  With ``remove`` (the saddle on the
+    negative axis, ``R = R_ABOVE``) the circle lies beyond ``y = 1`` and B's poles at ``x = 1``
+    and ``y = 1`` are taken out (the constants of that removal are kept here); without it
+    (the saddle on the positive axis, ``x0 < 1``) the circle lies inside them, ``R < 1``, and
+    the rows are B itself."""
 
-    def __init__(self, p: Point):
-        self.p = p
-        self.y = _R * np.exp(2j * np.pi * (np.arange(_NY) + 0.5) / _NY)
-        near = 1 + (_R - 1) / 2 * np.exp(2j * np.pi * (np.arange(_POLE_NODES) + 0.5) / _POLE_NODES)
-        self.ring, self.one = _nodes.sectors(p, self.y), _nodes.sectors(p, near)
+    def __init__(self, p: Point, R=_R, remove=True):
+        self.p, self.R, self.remove = p, R, remove
+        self.y = R * np.exp(2j * np.pi * (np.arange(_NY) + 0.5) / _NY)
+        self.ring = _nodes.sectors(p, self.y)
+        self.K = self.dK = self.maxF = self.d1y = 0.0
+        self.f1y = self.H = None
+        if not remove:
+            return
+        near = 1 + (R - 1) / 2 * np.exp(2j * np.pi * (np.arange(_POLE_NODES) + 0.5) / _POLE_NODES)
+        self.one = _nodes.sectors(p, near)
         F11 = _nodes.m13(p, self.one, self.one)
         F1y = _nodes.m13(p, self.one, self.ring)
         self.K = F11.mean()
@@ -96,13 +112,16 @@ class _Frame:
     def bh(self, x, at, y, cols, f1y=None):
         """``Bh(x_i, y_j) = (F - F(x, 1) - F(1, y) + K) / ((1 - x)(1 - y))`` for row nodes
         ``x`` (u-sectors ``at``) and column nodes ``y`` (v-sectors ``cols``; ``f1y``, their
-        ``F(1, y)``, if known), with the means ``F(x_i, 1)`` and their largest error."""
+        ``F(1, y)``, if known), with the means ``F(x_i, 1)`` and their largest error; without
+        the removal, ``B`` itself (and zeros)."""
         p = self.p
+        F = _nodes.m13(p, at, cols)
+        if not self.remove:
+            return F / ((1 - x)[:, None] * (1 - y)[None, :]), np.zeros(len(x), complex), 0.0
         Fx1 = _nodes.m13(p, at, self.one)
         fx1 = Fx1.mean(1)
         if f1y is None:
             f1y = _nodes.m13(p, self.one, cols).mean(0)
-        F = _nodes.m13(p, at, cols)
         Bh = (F - fx1[:, None] - f1y[None, :] + self.K) / ((1 - x)[:, None] * (1 - y)[None, :])
         return Bh, fx1, float(np.abs(Fx1[:, ::2].mean(1) - fx1).max())
 
@@ -139,62 +158,62 @@ class _Frame:
 def _track(frame: _Frame, x):
     """The pole ``y_k(x_j)`` and its residue along the contour, followed from the saddle
     (node 0) both ways, each node's small circles centred where the last two nodes point,
-    until ``|y_k| > R (1 + _BEYOND)``: ``(nodes, y_k, c, dy, dc)``, or ``None`` if a node on
-    the way shows no single simple pole (or the pole never leaves the circle)."""
+    until ``|y_k| > R (1 + _BEYOND)`` or round the whole contour: ``(nodes, y_k, c, dy, dc)``,
+    or ``None`` if a node on the way shows no single simple pole."""
     n = len(x)
     got = {0: frame.pole(x[0], frame.saddle_pole)}
     if got[0] is None:
         return None
     for step in (1, -1):
         trail = [got[0][0]]
-        for i in range(1, n // 2):
+        for i in range(1, n // 2 + 1):
             j = (step * i) % n
+            if j in got:  # met the other way's trail: the pole is inside all round
+                break
             guess = trail[-1] if len(trail) == 1 else 2 * trail[-1] - trail[-2]
             found = frame.pole(x[j], guess)
             if found is None:
                 return None
             got[j] = found
             trail.append(found[0])
-            if abs(found[0]) > _R * (1 + _BEYOND):
+            if abs(found[0]) > frame.R * (1 + _BEYOND):
                 break
-        else:
-            return None
     nodes = np.array(sorted(got))
     yk, ck, dy, dc = (np.array([got[j][k] for j in nodes]) for k in range(4))
     return nodes, yk.astype(complex), ck.astype(complex), dy.astype(float), dc.astype(float)
 
 
-def _saddle(frame: _Frame):
-    """``(x0, psi0)``: the point of the negative axis where ``x y_k(x)`` is largest, from a
-    grid of ``|x|`` and a parabola through its best three points; ``None`` where no row of
-    the grid shows a pole inside ``|y| = R``."""
-    a = _SADDLE_GRID
-    rows, _ = frame.rows(-a + 0j)
+def _saddle(frame: _Frame, grid):
+    """``(x0, psi0)``: the point of the real nodes ``grid`` where ``x y_k(x)`` is largest (a
+    parabola through the grid's best three points), ``None`` where no row of the grid shows a
+    pole inside ``|y| = R`` or the largest is at the grid's end.  ``frame.saddle_pole`` is
+    set to the grid's pole nearest the saddle (where :func:`_track` starts)."""
+    rows, _ = frame.rows(grid + 0j)
     mu = _pole_moments(rows.Bh, frame.y)
     scale = float(np.abs(rows.Bh).max())
     with np.errstate(all="ignore"):
         yk = mu[1] / mu[0]
-        ok = (np.abs(mu[0]) > 1e-8 * scale) & (np.abs(yk) < _R * (1 - 64 / _NY))
+        ok = (np.abs(mu[0]) > 1e-8 * scale) & (np.abs(yk) < frame.R * (1 - 64 / _NY))
         ok &= np.abs(mu[2] / mu[1] - yk) <= 1e-8 * np.abs(yk)
-        psi = np.where(ok, np.real(-a * yk), -np.inf)
+        psi = np.where(ok, np.real(grid * yk), -np.inf)
     k = int(np.argmax(psi))
-    if not np.isfinite(psi[k]) or k in (0, len(a) - 1) or not ok[k - 1] or not ok[k + 1]:
+    if not np.isfinite(psi[k]) or k in (0, len(grid) - 1) or not ok[k - 1] or not ok[k + 1]:
         return None
-    # vertex of the parabola through (a[k-1..k+1], psi[k-1..k+1])
-    h = a[1] - a[0]
+    # vertex of the parabola through (grid[k-1..k+1], psi[k-1..k+1])
+    h = grid[1] - grid[0]
     d1, d2 = (psi[k + 1] - psi[k - 1]) / (2 * h), (psi[k + 1] - 2 * psi[k] + psi[k - 1]) / h**2
     if not d2 < 0:
         return None
-    ak = a[k] - d1 / d2
-    frame.saddle_pole = complex(yk[k])  # where the pole is followed from
-    return -float(ak), float(psi[k] - d1 * d1 / (2 * d2))
+    frame.saddle_pole = complex(yk[k])
+    return float(grid[k] - d1 / d2), float(psi[k] - d1 * d1 / (2 * d2))
 
 
 def _contour(x0, n):
-    """``n`` nodes of the circle through ``x0 < 0`` and ``R``, half a step off the real axis
-    (the radial continuation of a node at ``x = R`` would pass through ``x = 1``), node 0 next
-    to the saddle, with the trapezoidal weights ``dx``."""
-    centre, radius = (_R + x0) / 2, (_R - x0) / 2
+    """``n`` nodes of the x-contour through the saddle ``x0``, half a step off the real axis,
+    node 0 next to the saddle, with the trapezoidal weights ``dx``: for ``x0 < 0`` the circle
+    through ``x0`` and ``R`` (the radial continuation of a node at ``x = R`` would pass
+    through ``x = 1``), for ``0 < x0 < 1`` the circle ``|x| = x0``."""
+    centre, radius = ((_R + x0) / 2, (_R - x0) / 2) if x0 < 0 else (0.0, -x0)
     theta = math.pi + 2 * np.pi * (np.arange(n) + 0.5) / n
     e = np.exp(1j * theta)
     return centre + radius * e, 1j * radius * e * (2 * np.pi / n)
@@ -209,28 +228,56 @@ def _log_sum(logs):
         return top + np.log(np.exp(logs - top[..., None]).sum(-1))
 
 
+def _geometries(p: Point):
+    """The frames and saddles ``(x0, psi0)`` to try, in turn: the saddle on the negative axis
+    with the poles at 1 taken out (scanned on :data:`_NEGATIVE`); then the saddle on the
+    positive axis (scanned on :data:`_POSITIVE`, ``|y| = _SCAN_R``), with the y-circle halfway
+    between its pole ``y_k(x0)`` and 1 and no removal: there the pole curve can cross
+    ``x = 1`` (``F(1, y)`` is singular, and the poles at 1 cannot be taken out)."""
+    try:
+        frame = _Frame(p)
+        saddle = _saddle(frame, _NEGATIVE)
+        if saddle is not None:
+            yield frame, saddle
+    except (ArithmeticError, np.linalg.LinAlgError):
+        pass
+    try:
+        scan = _Frame(p, _SCAN_R, remove=False)
+        saddle = _saddle(scan, _POSITIVE)
+        if saddle is None:
+            return
+        x0, psi0 = saddle
+        frame = _Frame(p, (1 + psi0 / x0) / 2, remove=False)
+    except (ArithmeticError, np.linalg.LinAlgError):
+        return
+    frame.saddle_pole = scan.saddle_pole
+    yield frame, saddle
+
+
 def deep_curve(p: Point, t_from: int, t_max: int, n: int = 1024):
     """``E_t`` at ``t_from .. t_max`` with error bounds (:class:`PoleCurve`), or ``None`` where
     the path does not apply or a check fails (see the module docstring); ``n`` nodes on the
     x-contour.  Values beyond the float range are ``inf`` (their bound too)."""
+    for frame, saddle in _geometries(p):
+        curve = _through(frame, saddle, t_from, t_max, n)
+        if curve is not None:
+            return curve
+    return None
+
+
+def _through(frame: _Frame, saddle, t_from, t_max, n):
+    """:func:`deep_curve` on one frame, through the saddle ``(x0, psi0)``."""
+    x0, psi0 = saddle
     try:
-        frame = _Frame(p)
-        saddle = _saddle(frame)
-        if saddle is None:
-            return None
-        x0, psi0 = saddle
         x, dx = _contour(x0, n)
         rows, dx1 = frame.rows(x)
-    except (ArithmeticError, np.linalg.LinAlgError):
-        return None
-    y, Bh = frame.y, rows.Bh
-    scale = float(np.abs(Bh).max())
-    try:
         tracked = _track(frame, x)
     except (ArithmeticError, np.linalg.LinAlgError):
         return None
     if tracked is None:
         return None
+    y, Bh, R = frame.y, rows.Bh, frame.R
+    scale = float(np.abs(Bh).max())
     poles, yk, ck, dyk, dck = tracked
     rest = Bh.copy()
     rest[poles] -= ck[:, None] / (y[None, :] - yk[:, None])
@@ -255,33 +302,30 @@ def deep_curve(p: Point, t_from: int, t_max: int, n: int = 1024):
         + (12 * t + 60) * _U * moduli.sum(1)
         + (moduli * (dck / np.abs(ck) + (t[:, None] + 1) * dyk / np.abs(yk))).sum(1)
     )
-    # the rest, g_t (contour sums of G) and h_t (mean over the y-circle), each a sum of
-    # weights times powers: summed where it may matter, bounded (see _powers) elsewhere
+    # the rest, and where the poles at 1 were taken out g_t (contour sums of G) and h_t (mean
+    # over the y-circle), each a sum of weights times powers: summed where it may matter,
+    # bounded (see _powers) elsewhere
     on_x = np.abs(dx) / (2 * np.pi * np.abs(x))
-    rest_value, rest_error = _rest(coef, x, dx, on_x, t, top, scale)
-    g, err_g = _powers(rows.G * dx / (2j * np.pi * x), x, t, top)
-    floor_g = (dx1 + frame.dK + 2 * _U * frame.maxF) / np.abs(1 - x)
-    _, g_floor = _powers(floor_g * on_x, x, t, top, signed=False)
-    h, err_h = _powers(frame.H / _NY, y, t, top)
-    h_floor = (frame.d1y + frame.dK) / float(np.abs(1 - y).min())
-    K, err_K = frame.K, frame.dK + 8 * _U * frame.maxF
-    scale_t = np.exp(-top)
-    total = K * scale_t + g + h + S + rest_value
-    error = (
-        err_S
-        + rest_error
-        + err_g
-        + g_floor
-        + err_h
-        + np.abs(total.imag)
-        + (h_floor * _R ** (-t) + err_K) * scale_t
-    )
+    total, error = _rest(coef, x, dx, on_x, t, top, scale, R)
+    total = total + S
+    error = error + err_S
+    if frame.remove:
+        g, err_g = _powers(rows.G * dx / (2j * np.pi * x), x, t, top)
+        floor_g = (dx1 + frame.dK + 2 * _U * frame.maxF) / np.abs(1 - x)
+        _, g_floor = _powers(floor_g * on_x, x, t, top, signed=False)
+        h, err_h = _powers(frame.H / _NY, y, t, top)
+        h_floor = (frame.d1y + frame.dK) / float(np.abs(1 - y).min())
+        err_K = frame.dK + 8 * _U * frame.maxF
+        scale_t = np.exp(-top)
+        total = total + frame.K * scale_t + g + h
+        error = error + err_g + g_floor + err_h + (h_floor * R ** (-t) + err_K) * scale_t
+    error = error + np.abs(total.imag)
     with np.errstate(over="ignore"):
         E, err = total.real * np.exp(top), error * np.exp(top)
     return PoleCurve(E, err, x0, psi0)
 
 
-def _rest(coef, x, dx, on_x, t, top, scale):
+def _rest(coef, x, dx, on_x, t, top, scale, R):
     """The rest ``(1/(2 pi i)^2) sum sum (Bh - P) x^(-t-1) y^(-t-1)`` (scaled by ``exp(-top)``)
     and its error.  Row ``j``'s FFT bin ``t < NY/2`` holds the Laurent coefficient
     ``a_t(x_j) R^t`` (times the phase of the half-step nodes), up to the aliasing that the
@@ -291,7 +335,7 @@ def _rest(coef, x, dx, on_x, t, top, scale):
     nu = np.abs(coef[:, ny // 2 :]).max(1) + 8 * _U * scale
     M = np.abs(coef).sum(1) + 8 * _U * scale  # >= max_y |Bh - P| (the sum of all bins)
     value = np.zeros(len(t), complex)
-    _, error = _powers(M * on_x, _R * np.abs(x), t, top, signed=False)
+    _, error = _powers(M * on_x, R * np.abs(x), t, top, signed=False)
     held = (t < ny // 2 - 4) & (error >= 1e-17)  # (below 1e-17 the bound serves)
     if held.any():
         k = t[held].astype(int)
@@ -301,10 +345,10 @@ def _rest(coef, x, dx, on_x, t, top, scale):
             coef[:, k].T
             * phase[:, None]
             * weights[None, :]
-            * np.exp(-t[held, None] * np.log(_R * x)[None, :] - top[held, None])
+            * np.exp(-t[held, None] * np.log(R * x)[None, :] - top[held, None])
         )
         value[held] = terms.sum(1)
-        _, alias = _powers(nu * on_x, _R * np.abs(x), t[held], top[held], signed=False)
+        _, alias = _powers(nu * on_x, R * np.abs(x), t[held], top[held], signed=False)
         error[held] = (
             np.abs(value[held] - 2 * terms[:, ::2].sum(1))
             + (4 * t[held] + 20) * _U * np.abs(terms).sum(1)

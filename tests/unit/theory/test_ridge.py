@@ -306,6 +306,32 @@ def test_a_search_that_more_points_cannot_help_stops_at_once(monkeypatch):
     assert sorted(set(tried)) == [512, 1024]
 
 
+def test_a_torus_past_the_float_range_ends_the_search_by_name(monkeypatch):
+    """A torus whose E_t exceeds the float64 range (its value overflowed, its bound did not)
+    is refused as such, with the depth before it certified (RidgeAccuracyError.overflow), and
+    no torus past the ladder's two is tried: none can bring it back.  Where the bound
+    overflowed too, nothing is known of E_t, and the refusal says so instead.  Planted: every
+    torus's curve grows by 1e10 per step from 1, so E_31 = inf."""
+    tried = []
+    bound_overflows = False
+
+    def overflowing(p, r, n, t_max, failures=None):
+        tried.append((r, n))
+        with np.errstate(over="ignore"):
+            E = 10.0 ** (10.0 * np.arange(t_max + 1))  # inf from t = 31 on
+        return E, 1e-9 * E if bound_overflows else np.minimum(1e-9 * E, 1e299), False
+
+    monkeypatch.setattr(rg, "_torus_curve", overflowing)
+    with pytest.raises(rg.RidgeAccuracyError, match="E_31 .* exceeds the float64 range") as refusal:
+        rg.ridge_curve(2.0, 3.0, 0.01, 40, lam=0.1)
+    assert refusal.value.overflow and refusal.value.certified_to == 30
+    assert len(tried) == 2
+    bound_overflows = True
+    with pytest.raises(rg.RidgeAccuracyError, match=r"E_31 .* known to \+-inf") as refusal:
+        rg.ridge_curve(2.0, 3.0, 0.01, 40, lam=0.1)
+    assert not refusal.value.overflow and refusal.value.certified_to == 30
+
+
 def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match=r"lam must be a finite number in \[0, 1e\+12\]"):
         rg.ridge_curve(2.0, 3.0, 0.01, 5, lam=-1.0)

@@ -5,9 +5,9 @@ References: a torus of cotbook.theory.ridge (a 2-D FFT, another discretisation a
 contour) where both certify; the ridgeless contour engine of cotbook.theory.contour as
 lambda -> 0 (another parametrisation altogether, at lambda = 0); and the growth law
 psi0^-t t^(-1/2) of a simple pole met at a saddle, with psi0 read off the pole on the
-negative axis.  ridge_curve's splice and overlap check are tested here with planted values
-and in test_ridge on a real curve (t = 400 at the same point); its refusal past the float
-range here.
+real axis (negative, or positive where the pole curve crosses x = 1).  ridge_curve's splice
+and overlap check are tested here with planted values and in test_ridge on a real curve
+(t = 400 at the same point); its refusal past the float range here.
 """
 
 import numpy as np
@@ -19,6 +19,7 @@ from cotbook.theory import ridge as rg
 from cotbook.theory import ridge_pole as rp
 
 GROWING = (2.0, 3.0, 0.01, 1e-5)  # Figure 1's point and ridge: E_t grows like 1.027^t
+CROSSING = (0.5, 0.5, 0.01, 1.0)  # tau < 1, a large ridge: the saddle on the positive axis
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,29 @@ def test_lam_to_zero_meets_the_ridgeless_engine_deep():
     assert np.all(np.abs(limit - ridgeless) <= bound)
 
 
+@pytest.fixture(scope="module")
+def crossing():
+    """The pole path at CROSSING, t = 1 .. 1000, on 1024 contour nodes."""
+    return rp.deep_curve(dv.Point.of(*CROSSING), 1, 1000, n=1024)
+
+
+@pytest.mark.slow
+def test_a_saddle_on_the_positive_axis_meets_a_torus_and_its_law(crossing):
+    """At CROSSING the pole curve crosses x = 1 inside the unit circle (F(1, y) is singular,
+    so the poles at 1 cannot be taken out): the path goes round the saddle x0 = 0.85 on
+    |x| = x0, inside those poles.  The torus r = 0.8349 (2048 points) certifies t <= 400;
+    from t = 112 the path certifies too, and the two agree within both bounds (4e-12 apart).
+    At t = 1000 the local rate is -log psi0 - 1/(2t) to 5e-6 (1e-6 measured)."""
+    assert 0.8 < crossing.x0 < 0.9 and 0.71 < crossing.psi0 < 0.73
+    torus = rg.ridge_curve(*CROSSING[:3], 400, lam=CROSSING[3], n=2048, radius=0.834896507208988)
+    E, err = crossing.E[111:400], crossing.error[111:400]  # t = 112 .. 400
+    assert np.all(crossing.error[111:] <= 1e-6 * crossing.E[111:])
+    assert np.all(np.abs(E - torus.E[112:]) <= err + torus.error[112:])
+    assert np.max(np.abs(E / torus.E[112:] - 1)) < 1e-10
+    rate = np.log(crossing.E[999] / crossing.E[989]) / 10
+    assert abs(rate + np.log(crossing.psi0) + 1 / (2 * 995)) < 5e-6
+
+
 def test_the_path_declines_where_no_pole_grows():
     """(4, 10): E_t decays to 0, no row of the saddle scan shows a pole inside |y| = R, and the
     path declines (ridge_curve's torus serves such points)."""
@@ -80,7 +104,7 @@ def test_an_overflowing_curve_is_refused_where_it_leaves_the_float_range(monkeyp
     t_max = 60
     E = np.geomspace(1.0, 1e300, t_max) * 1.5
     E[50:] = np.inf
-    planted = rp.PoleCurve(E, 1e-9 * E, -0.9, 0.8)
+    planted = rp.PoleCurve(E, np.minimum(1e-9 * E, 1e299), -0.9, 0.8)  # the bound stays finite
     monkeypatch.setattr(rp, "deep_curve", lambda *args, **kwargs: planted)
     beyond = rg._PastThePole(dv.Point.of(*GROWING), t_max, 1e-6, 1e-12)
     on_torus = np.concatenate(([1.0], E[:20]))  # t = 0 .. 20, as the pole's
