@@ -14,7 +14,8 @@ CHAPTER = "ridge"
 DESCRIBE = (
     "E_t (t <= 40) of the closed system and its best depth, five ridges;\n"
     "the system at lambda = 0 (t <= 30); simulations at D = 800 (t <= 5);\n"
-    "the deepest certified depth when t = 10^4 is asked for;\n"
+    "the deepest certified depth when t = 10^4 is asked for, and where E_t leaves\n"
+    "the float range at tau <= 1 with a large ridge;\n"
     "lambda -> 0 against the ridgeless engine to t = 1000, and at three depths to 10^4;\n"
     "the largest tau whose curve turns up before t = 40 and 300, and the smallest\n"
     "certified to converge at every depth, five ridges"
@@ -45,6 +46,10 @@ CONFIG = {
         "t_max": 10_000,
         "points": [[2.0, 3.0], [4.0, 1.5], [2.0, 10.0], [4.0, 10.0], [0.5, 10.0], [2.0, 0.5]],
         "lams": [1e-08, 1e-05, 0.1],
+    },
+    "float_range": {
+        "t_max": 10_000,
+        "points": [[2.0, 1.0, 0.1], [2.0, 1.0, 1.0], [0.5, 0.5, 1.0]],
     },
     "lam_limit": {
         "t_max": 1000,
@@ -97,6 +102,7 @@ def compute(config) -> dict:
         "system_checks": checks,
         "simulations": _ridge_simulations(s2, config["simulations"]),
         "reach": _ridge_reach(s2, config["reach"]),
+        "float_range": _ridge_float_range(s2, config["float_range"]),
         "lam_limit": _ridge_lam_limit(s2, config["lam_limit"]),
         "boundary": _ridge_boundary(a, s2, config["boundary"]),
     }
@@ -146,6 +152,31 @@ def _ridge_reach(sigma2, config) -> list:
                 row |= {"reach": refusal.certified_to, "radius": None, "pole_from": None}
                 row |= {"E_end": None, "error_end": None}
             out.append(row)
+    return out
+
+
+def _ridge_float_range(sigma2, config) -> list:
+    """Curves that grow past the float64 range before ``t_max`` (their saddle on the positive
+    axis, :mod:`cotbook.theory.ridge_pole`): the deepest depth the search certifies, whether
+    it refused for the float range, and, from the pole path alone, the saddle ``x0``, the
+    growth per step ``1/psi0`` and ``log10 E_t`` at that depth and the next."""
+    import math
+
+    from ...theory import derivation, ridge, ridge_pole
+
+    out = []
+    for alpha, tau, lam in config["points"]:
+        row = {"alpha": alpha, "tau": tau, "lam": lam}
+        try:
+            ridge.ridge_curve(alpha, tau, sigma2, config["t_max"], lam=lam)
+            row |= {"reach": config["t_max"], "overflow": False}
+        except ridge.RidgeAccuracyError as refusal:
+            row |= {"reach": refusal.certified_to, "overflow": refusal.overflow}
+        t = row["reach"]
+        pole = ridge_pole.deep_curve(derivation.Point.of(alpha, tau, sigma2, lam), t, t + 1, 4096)
+        row |= {"x0": pole.x0, "growth": 1 / pole.psi0}
+        row |= {"log10_E": [math.log10(e) if math.isfinite(e) else None for e in pole.E]}
+        out.append(row)
     return out
 
 
@@ -233,12 +264,14 @@ def decode(data) -> dict:
         for r in data["simulations"]
     }
     reach = {(r["alpha"], r["tau"], r["lam"]): r for r in data["reach"]}
+    float_range = {(r["alpha"], r["tau"], r["lam"]): r for r in data["float_range"]}
     return {
         "curves": curves,
         "depth_map": dmap,
         "system_checks": checks,
         "simulations": sims,
         "reach": reach,
+        "float_range": float_range,
         "lam_limit": {(r["alpha"], r["tau"]): r for r in data["lam_limit"]["rows"]},
         "lam_limit_deep": data["lam_limit"]["deep"],
         "boundary": {(r["horizon"], r["lam"]): r for r in data["boundary"]["turns_up"]},

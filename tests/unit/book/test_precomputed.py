@@ -166,6 +166,14 @@ def test_committed_ridge_checks_are_what_the_system_and_the_simulation_give_now(
         assert row["reach"] == 10_000 and row["error_end"] <= 1e-6 * row["E_end"] + 1e-12
         grows = row["E_end"] > 1e10
         assert (row["radius"] < 1) == grows == (row["pole_from"] is not None)
+    # E_t past the float range before t = 10^4 (tau <= 1, a large ridge; the saddle on the
+    # positive axis): certified to the depth before, that refused by name, and E_t there
+    # within one step's growth of the largest float
+    top = np.log10(np.finfo(float).max)
+    assert len(data["float_range"]) == 3
+    for row in data["float_range"].values():
+        assert row["overflow"] and 0 < row["x0"] < 1 and row["log10_E"][1] is None
+        assert top - np.log10(row["growth"]) < row["log10_E"][0] < top
     for row in [*data["lam_limit"].values(), data["lam_limit_deep"]]:
         assert row["over_bound"] <= 1 and row["rel_limit"] <= 1e-9
         assert row["rel_lam"] > 5 * row["rel_limit"]  # the ridge is seen, and removed
