@@ -53,11 +53,13 @@ _POLE_NODES = 64  # nodes of the circle around 1 (as ridge._beyond_curve)
 _NY = 4096  # nodes of the y-circle
 _SMALL = (0.02, 1e-3)  # radii of the two small circles around each pole
 _SMALL_NODES = 32
+_BRANCHES = 4  # most branches of poles followed along one contour
 _TOL = 1e-11  # negative powers of Bh - P, relative to max |Bh|, that pass the check
 _BEYOND = 0.01  # the pole is followed until it lies this far (relative) beyond |y| = R
-_NEGATIVE = -np.linspace(0.7, 1.02, 65)  # x scanned for a saddle on the negative axis
-_POSITIVE = np.linspace(0.2, 0.995, 65)  # and on the positive axis
-_SCAN_R = 0.995  # the y-circle of the positive scan (inside the poles at y = 1)
+_BEYOND_GRID = -np.linspace(0.7, 1.02, 65)  # x scanned for a saddle, the poles at 1 taken out
+_INSIDE_GRID = np.linspace(0.05, 0.995, 96)  # |x| scanned on either axis, inside the poles
+_SCAN_R = (0.98, 0.995)  # the y-circles of the scan inside the poles at 1, in turn (F can be
+# singular between them, e.g. at y = 0.9949 at (5.245, 1.0789, 0.000188, lam = 2.75e-5))
 
 
 class PoleCurve(NamedTuple):
@@ -155,39 +157,75 @@ class _Frame:
         return y2, c2, abs(y1 - y2), abs(c1 - c2)
 
 
-def _track(frame: _Frame, x):
-    """The pole ``y_k(x_j)`` and its residue along the contour, followed from the saddle
-    (node 0) both ways, each node's small circles centred where the last two nodes point,
-    until ``|y_k| > R (1 + _BEYOND)`` or round the whole contour: ``(nodes, y_k, c, dy, dc)``,
-    or ``None`` if a node on the way shows no single simple pole."""
+def _branch(frame: _Frame, x, j0, guess, known):
+    """One branch of poles along the contour: ``{node: (y_k, c, dy, dc)}``, followed from node
+    ``j0`` (its pole near ``guess``) both ways, each node's small circles centred where the
+    last two nodes point, until ``|y_k| > R (1 + _BEYOND)``, round the whole contour, or onto
+    a pole another branch holds (``known``: node -> poles); ``None`` if a node on the way
+    shows no single simple pole."""
     n = len(x)
-    got = {0: frame.pole(x[0], frame.saddle_pole)}
-    if got[0] is None:
+    first = frame.pole(x[j0], guess)
+    if first is None:
         return None
+    got = {j0: first}
     for step in (1, -1):
-        trail = [got[0][0]]
+        trail = [first[0]]
         for i in range(1, n // 2 + 1):
-            j = (step * i) % n
+            j = (j0 + step * i) % n
             if j in got:  # met the other way's trail: the pole is inside all round
                 break
             guess = trail[-1] if len(trail) == 1 else 2 * trail[-1] - trail[-2]
             found = frame.pole(x[j], guess)
             if found is None:
                 return None
+            if any(abs(yk - found[0]) <= 1e-6 * abs(yk) for yk in known.get(j, ())):
+                break
             got[j] = found
             trail.append(found[0])
             if abs(found[0]) > frame.R * (1 + _BEYOND):
                 break
-    nodes = np.array(sorted(got))
-    yk, ck, dy, dc = (np.array([got[j][k] for j in nodes]) for k in range(4))
-    return nodes, yk.astype(complex), ck.astype(complex), dy.astype(float), dc.astype(float)
+    return got
+
+
+def _track(frame: _Frame, x, Bh, start):
+    """Every branch of poles inside the y-circle along the contour: the saddle's (node 0, the
+    pole near ``start``) first; then, while a row of ``Bh`` less the poles found still shows
+    negative powers of y, a branch followed from the worst such row (its pole guessed from
+    the row's moments), at most :data:`_BRANCHES` in all (where the pole curve has a branch on
+    either axis, ``|x| = |x0|`` meets both).  Returns ``(nodes, y_k, c, dy, dc, coef)``, one
+    entry per node and pole, with ``coef`` the FFT of the rows less their poles, or ``None``
+    if a branch fails or the rows still show negative powers."""
+    y = frame.y
+    scale = float(np.abs(Bh).max())
+    rest, entries, known = Bh.copy(), [], {}
+    seed = (0, start)
+    for _ in range(_BRANCHES):
+        got = _branch(frame, x, *seed, known)
+        if got is None:
+            return None
+        for j, (yk, c, dy, dc) in got.items():
+            rest[j] -= c / (y - yk)
+            entries.append((j, yk, c, dy, dc))
+            known.setdefault(j, []).append(yk)
+        coef = np.fft.fft(rest, axis=1) / _NY
+        negative = np.abs(coef[:, _NY // 2 :]).max(1)
+        j = int(np.argmax(negative))
+        if negative[j] <= _TOL * scale:
+            nodes, yk, ck, dy, dc = (np.array(column) for column in zip(*entries, strict=True))
+            return nodes, yk.astype(complex), ck.astype(complex), dy, dc, coef
+        with np.errstate(all="ignore"):
+            mu = _pole_moments(rest[j : j + 1], y)
+            seed = (j, complex(mu[1][0] / mu[0][0]))
+        if not np.isfinite(seed[1]):
+            return None
+    return None
 
 
 def _saddle(frame: _Frame, grid):
-    """``(x0, psi0)``: the point of the real nodes ``grid`` where ``x y_k(x)`` is largest (a
-    parabola through the grid's best three points), ``None`` where no row of the grid shows a
-    pole inside ``|y| = R`` or the largest is at the grid's end.  ``frame.saddle_pole`` is
-    set to the grid's pole nearest the saddle (where :func:`_track` starts)."""
+    """``(x0, psi0, start)``: the point of the real nodes ``grid`` where ``x y_k(x)`` is
+    largest (a parabola through the grid's best three points) and the grid's pole nearest it
+    (where :func:`_track` starts); ``None`` where no row of the grid shows a pole inside
+    ``|y| = R`` or the largest is at the grid's end."""
     rows, _ = frame.rows(grid + 0j)
     mu = _pole_moments(rows.Bh, frame.y)
     scale = float(np.abs(rows.Bh).max())
@@ -204,16 +242,15 @@ def _saddle(frame: _Frame, grid):
     d1, d2 = (psi[k + 1] - psi[k - 1]) / (2 * h), (psi[k + 1] - 2 * psi[k] + psi[k - 1]) / h**2
     if not d2 < 0:
         return None
-    frame.saddle_pole = complex(yk[k])
-    return float(grid[k] - d1 / d2), float(psi[k] - d1 * d1 / (2 * d2))
+    return float(grid[k] - d1 / d2), float(psi[k] - d1 * d1 / (2 * d2)), complex(yk[k])
 
 
-def _contour(x0, n):
+def _contour(x0, n, inside):
     """``n`` nodes of the x-contour through the saddle ``x0``, half a step off the real axis,
-    node 0 next to the saddle, with the trapezoidal weights ``dx``: for ``x0 < 0`` the circle
-    through ``x0`` and ``R`` (the radial continuation of a node at ``x = R`` would pass
-    through ``x = 1``), for ``0 < x0 < 1`` the circle ``|x| = x0``."""
-    centre, radius = ((_R + x0) / 2, (_R - x0) / 2) if x0 < 0 else (0.0, -x0)
+    node 0 next to the saddle, with the trapezoidal weights ``dx``: the circle ``|x| = |x0|``
+    (``inside``), or for ``x0 < 0`` the circle through ``x0`` and ``R`` (the radial
+    continuation of a node at ``x = R`` would pass through ``x = 1``)."""
+    centre, radius = (0.0, -x0) if inside else ((_R + x0) / 2, (_R - x0) / 2)
     theta = math.pi + 2 * np.pi * (np.arange(n) + 0.5) / n
     e = np.exp(1j * theta)
     return centre + radius * e, 1j * radius * e * (2 * np.pi / n)
@@ -229,29 +266,37 @@ def _log_sum(logs):
 
 
 def _geometries(p: Point):
-    """The frames and saddles ``(x0, psi0)`` to try, in turn: the saddle on the negative axis
-    with the poles at 1 taken out (scanned on :data:`_NEGATIVE`); then the saddle on the
-    positive axis (scanned on :data:`_POSITIVE`, ``|y| = _SCAN_R``), with the y-circle halfway
-    between its pole ``y_k(x0)`` and 1 and no removal: there the pole curve can cross
-    ``x = 1`` (``F(1, y)`` is singular, and the poles at 1 cannot be taken out)."""
+    """The frames and saddles ``(x0, psi0, start)`` to try, in turn: the saddle on the
+    negative axis with the poles at 1 taken out (scanned on :data:`_BEYOND_GRID`); then, inside
+    those poles, the saddles of either axis (scanned on :data:`_INSIDE_GRID`, on the first
+    circle of :data:`_SCAN_R` that shows one), the faster-growing first, each with the y-circle
+    halfway between its pole ``|y_k(x0)|`` and 1 and nothing taken out.  Inside serves where
+    the pole curve crosses ``x = 1`` (``F(1, y)`` is singular, and the poles at 1 cannot be
+    taken out), or ``F`` is singular just beyond ``|y| = 1``, or the saddle lies nearer 0."""
     try:
         frame = _Frame(p)
-        saddle = _saddle(frame, _NEGATIVE)
+        saddle = _saddle(frame, _BEYOND_GRID)
         if saddle is not None:
             yield frame, saddle
     except (ArithmeticError, np.linalg.LinAlgError):
         pass
-    try:
-        scan = _Frame(p, _SCAN_R, remove=False)
-        saddle = _saddle(scan, _POSITIVE)
-        if saddle is None:
-            return
-        x0, psi0 = saddle
-        frame = _Frame(p, (1 + psi0 / x0) / 2, remove=False)
-    except (ArithmeticError, np.linalg.LinAlgError):
-        return
-    frame.saddle_pole = scan.saddle_pole
-    yield frame, saddle
+    saddles = {}  # axis -> saddle, from the first scan circle that shows one
+    for radius in _SCAN_R:
+        try:
+            scan = _Frame(p, radius, remove=False)
+            for axis in (-1, 1):
+                if axis not in saddles:
+                    saddles[axis] = _saddle(scan, axis * _INSIDE_GRID)
+        except (ArithmeticError, np.linalg.LinAlgError):
+            continue
+        saddles = {axis: saddle for axis, saddle in saddles.items() if saddle is not None}
+    saddles = list(saddles.values())
+    for x0, psi0, start in sorted(saddles, key=lambda saddle: saddle[1]):
+        try:
+            frame = _Frame(p, (1 + psi0 / abs(x0)) / 2, remove=False)
+        except (ArithmeticError, np.linalg.LinAlgError):
+            continue
+        yield frame, (x0, psi0, start)
 
 
 def deep_curve(p: Point, t_from: int, t_max: int, n: int = 1024):
@@ -266,25 +311,19 @@ def deep_curve(p: Point, t_from: int, t_max: int, n: int = 1024):
 
 
 def _through(frame: _Frame, saddle, t_from, t_max, n):
-    """:func:`deep_curve` on one frame, through the saddle ``(x0, psi0)``."""
-    x0, psi0 = saddle
+    """:func:`deep_curve` on one frame, through the saddle ``(x0, psi0, start)``."""
+    x0, psi0, start = saddle
     try:
-        x, dx = _contour(x0, n)
+        x, dx = _contour(x0, n, not frame.remove)
         rows, dx1 = frame.rows(x)
-        tracked = _track(frame, x)
+        tracked = _track(frame, x, rows.Bh, start)
     except (ArithmeticError, np.linalg.LinAlgError):
         return None
-    if tracked is None:
+    if tracked is None:  # (the y-check: no negative powers left in any row)
         return None
-    y, Bh, R = frame.y, rows.Bh, frame.R
-    scale = float(np.abs(Bh).max())
-    poles, yk, ck, dyk, dck = tracked
-    rest = Bh.copy()
-    rest[poles] -= ck[:, None] / (y[None, :] - yk[:, None])
-    # the y-check: no negative powers left in any row
-    coef = np.fft.fft(rest, axis=1) / _NY
-    if float(np.abs(coef[:, _NY // 2 :]).max()) > _TOL * scale:
-        return None
+    y, R = frame.y, frame.R
+    scale = float(np.abs(rows.Bh).max())
+    poles, yk, ck, dyk, dck, coef = tracked
     if not _x_analytic(frame, x, dx):
         return None
     t = np.arange(t_from, t_max + 1, dtype=float)
