@@ -51,9 +51,11 @@ RIDGE_RTOL = 1e-6
 _RADII = tuple(0.95 * 0.9**k for k in range(45))  # 0.95 .. 0.0093: the radius ladder
 _R_BELOW = 0.999  # the bisection's band below |x| = 1 ends here
 R_ABOVE = 1.03
-"""The smallest torus radius beyond ``|x| = 1`` that :func:`ridge_curve` tries: nearer 1,
-removing the poles at 1 cancels about ``1/(r - 1)^2`` digits (a torus at r = 1.01 fails its
-check by round-off)."""
+"""The lowest torus radius of the first band beyond ``|x| = 1`` that :func:`ridge_curve`
+searches (``[R_ABOVE, 2]``); where that torus fails, a singularity of B lies between it and
+1, and a second band ``[1.005, R_ABOVE]`` is searched (``_R_NEAR``: nearer 1, removing the
+poles at 1 costs digits like ``1/(r - 1)^2``)."""
+_R_NEAR = 1.005
 _R_CAP = 2.0  # the largest radius the bisection above the ladder tries
 _POLE_NODES = 64  # nodes of the circle around x = 1 whose means give F(x, 1), F(1, y), F(1, 1)
 _REFINE_RTOL = 1e-3  # the bisection stops when its passing and failing radii are this close
@@ -393,7 +395,7 @@ def ridge_curve(
                 # E_inf > 0) make every torus near r = 1 fail, so the two are searched apart
                 bands = [[r, _R_BELOW]]  # a rung above that failed by aliasing may pass later
                 if not k:
-                    bands.insert(0, [R_ABOVE, _R_CAP])
+                    bands[:0] = [[R_ABOVE, _R_CAP], [_R_NEAR, R_ABOVE]]
         for band in list(bands):
             found, edge, soft = _refine(p, n, t_max, base, *band, rtol, atol)
             if found is None:
@@ -515,8 +517,8 @@ def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
     width :data:`_REFINE_RTOL`, at ``n`` points per circle; each must pass the check and agree
     with the ladder's curve ``base = (E, err)`` within both bounds (``None`` if none does); the
     smallest radius the bisection moved down from (``hi`` if none); and whether any torus
-    failed the check softly, as aliasing does (see ``_failed``).  The band beyond ``|x| = 1``
-    (``lo = 1.03``) is entered only if its lowest torus passes.
+    failed the check softly, as aliasing does (see ``_failed``).  A band beyond ``|x| = 1``
+    (``lo > 1``) is entered only if its lowest torus passes.
 
     The bisection moves up past a torus whose bound rounding sets and down past one whose bound
     aliasing sets (or that fails): its error ``2 max(nu, u max|B|) r^-2t`` falls with ``r``
@@ -524,13 +526,14 @@ def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
     than ``r^-2t`` falls for ``t < n/4``.  Measured at ``(2, 3, 0.01, lam = 1e-5)``,
     ``n = 2048``: ``r = 0.9742`` (aliased) certifies ``t <= 438``, ``r = 0.9773`` only 281."""
     best, best_depth, failures = None, -1, []
-    first = lo if lo == R_ABOVE else None  # the band beyond |x| = 1 starts at its lowest torus
+    # a band beyond |x| = 1 starts at its lowest torus, and is entered only if that passes
+    first = entry = lo if lo > 1 else None
     while hi > lo * (1 + _REFINE_RTOL):
         r, first = (first, None) if first else (math.sqrt(lo * hi), None)
         found = _torus_curve(p, r, n, t_max, failures)
         agrees = found is not None and _agree(*found[:2], *base)
         if not agrees:
-            if r == R_ABOVE:  # no torus beyond |x| = 1 at this n
+            if r == entry:  # no torus in this band beyond |x| = 1 at this n
                 break
             hi = r
             continue

@@ -30,7 +30,7 @@ moved past the pole, on one of two frames:
 
 Checks (a failure returns ``None``, and the caller keeps its refusal): each row ``Bh - P`` has
 no negative powers of y on ``|y| = R`` (so the pole is the only singularity crossed), ``Bh`` has
-no singularity inside the x-contour for y on ``|y| = 1/2`` (contour moments), the two small
+no singularity inside the x-contour for y on ``|y| = 1/10`` (contour moments), the two small
 circles give the same pole and residue, and ``E_0 = 1`` is not asked of this path (it serves
 depths the torus cannot reach; the caller checks it against the torus where both certify).
 Each sum's error is its difference to the sum on every second node plus a rounding term; the
@@ -424,10 +424,14 @@ def _powers(weights, base, t, top, *, signed=True):
 
 
 def _x_analytic(frame: _Frame, x, dx) -> bool:
-    """No singularity of ``Bh(., y)`` inside the x-contour for y on ``|y| = 1/2``: its contour
-    moments ``(1/2 pi i) sum Bh x^m dx`` (m = 0, 1, 2) vanish to 1e-11 of their terms."""
+    """No singularity of ``Bh(., y)`` inside the x-contour for y on ``|y| = 1/10``: its contour
+    moments ``(1/2 pi i) sum Bh x^m dx`` (m = 0, 1, 2) vanish to 1e-11 of their terms.  So the
+    Taylor coefficients of ``Bh`` in y, each a Cauchy integral on that circle, are analytic
+    inside the contour, as the x-integral needs.  (On ``|y| = 1/2`` the pole curve itself can
+    pass inside a contour near 0: at ``(2.1576, 0.9061, 0.04481, lam = 1.59e-6)``, ``x0 =
+    -0.49``, where ``x y_k(x)`` is about 0.24.)"""
     p = frame.p
-    ys = 0.5 * np.exp(2j * np.pi * (np.arange(32) + 0.5) / 32)
+    ys = 0.1 * np.exp(2j * np.pi * (np.arange(32) + 0.5) / 32)
     try:
         at, cols = _nodes.sectors(p, x, v=False), _nodes.sectors(p, ys, u=False)
         Bh = frame.bh(x, at, ys, cols)[0]
