@@ -260,11 +260,12 @@ def ridge_curve(
     certified, a bisection in ``r`` (see ``_refine``) looks for the torus that certifies most
     depths among those that pass the check and agree with the ladder's curve: the bound
     ``2 max(nu, u max|B|) r^-2t`` grows more slowly with ``t`` on a larger torus.  It searches
-    two bands apart, from the ladder's radius to 0.999 and, where the ladder's top rung 0.95
-    passed, from 1.03 to 2: B has poles at ``x = 1`` and ``y = 1`` where ``E_inf > 0``, so
-    every torus near ``r = 1`` fails; beyond it they are taken out exactly (``_beyond_curve``)
-    and the sectors are continued radially in x (``_solve_sector``).  ``radius`` fixes the
-    torus instead, with the same checks.
+    bands apart, from the ladder's radius to 0.999 and, where the ladder's top rung 0.95
+    passed, from 1.03 to 2, and where 1.03 fails (a singularity of B just beyond ``|x| = 1``,
+    as where E_t decays slowly) from 1.005 to 1.03: B has poles at ``x = 1`` and ``y = 1``
+    where ``E_inf > 0``, so every torus near ``r = 1`` fails; beyond it they are taken out
+    exactly (``_beyond_curve``) and the sectors are continued radially in x
+    (``_solve_sector``).  ``radius`` fixes the torus instead, with the same checks.
 
     **Certified output.**  ``E_0 = 1`` exactly and ``E_t >= 0``: a value more negative than its
     error bound is an :class:`~cotbook.theory.domain.AccuracyError`, one within it is

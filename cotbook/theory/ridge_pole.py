@@ -51,7 +51,8 @@ _U = np.finfo(float).eps / 2
 _R = 1.03  # the y-circle's radius (ridge.R_ABOVE: the poles at 1 are taken out beyond it)
 _POLE_NODES = 64  # nodes of the circle around 1 (as ridge._beyond_curve)
 _NY = 4096  # nodes of the y-circle
-_SMALL = (0.02, 1e-3)  # radii of the two small circles around each pole
+_SMALL = (0.02, 1e-3)  # radii of the two small circles around each pole (the first at most a
+# third of the way to y = 1: 0.02 saw B's pole at 1 from y_k = 0.971)
 _SMALL_NODES = 32
 _BRANCHES = 4  # most branches of poles followed along one contour
 _TOL = 1e-11  # negative powers of Bh - P, relative to max |Bh|, that pass the check
@@ -142,7 +143,7 @@ class _Frame:
         at = _nodes.sectors(self.p, xs, v=False)
         found = []
         centre = guess
-        for rho in _SMALL:
+        for rho in (min(_SMALL[0], abs(1 - guess) / 3), _SMALL[1]):  # (B's pole at y = 1 out)
             w = rho * np.exp(2j * np.pi * (np.arange(_SMALL_NODES) + 0.5) / _SMALL_NODES)
             ys = centre + w
             Bh = self.bh(xs, at, ys, _nodes.sectors(self.p, ys, u=False))[0][0]

@@ -278,3 +278,26 @@ def test_closed_system_keeps_its_digits_at_tau_below_1_and_a_tiny_ridge(point):
         got = dv.solve_mixed_sector(us, vs, u, v, *point)["m13"]
         want = _printed_m13(u, v, point, ((us["m12"], us["m22"]), (vs["m34"], vs["m44"])))
         assert abs(got - want) <= 4e-15 * abs(want)
+
+
+def test_a_sector_far_along_the_ray_stays_on_its_branch():
+    """Near y = 1 the sectors' argument z = -y/(alpha (1 - y)) is large (657 at y = 0.999):
+    sixteen uniform steps along the ray jumped to another root there (m22 = -5.3e5 instead of
+    0.0033); the ray's geometric steps beyond |z| = 8 stay on the branch that goes to 0 like
+    1/z, i.e. like 1 - y.  Each value solves the printed equations (40 digits, Newton from
+    it moves it by < 1e-12), and m22/(1 - y), m44/(1 - y) change by < 7 % from y = 0.995 to
+    0.99999."""
+    point = (1.5219, 7.8562, 0.021019, 2.59e-05)
+    ys = np.array([0.995, 0.999, 0.9999, 0.99999])
+    z = -ys / (point[0] * (1 - ys))
+    us, vs = dv.solve_u_sector(z, *point), dv.solve_v_sector(z, *point)
+    for name, sector in (("m22", us), ("m44", vs)):
+        slope = sector[name].real / (1 - ys)
+        assert np.all(np.abs(slope / slope[0] - 1) < 0.07), (name, slope)
+    v = z[1]
+    start = ((us["m12"][1], us["m22"][1]), (vs["m34"][1], vs["m44"][1]))
+    want = _printed_m13(v, v, point, start)
+    got = dv.solve_mixed_sector({k: us[k][1] for k in us}, {k: vs[k][1] for k in vs}, v, v, *point)[
+        "m13"
+    ]
+    assert abs(got - want) <= 1e-12 * abs(want)

@@ -332,6 +332,23 @@ def test_a_torus_past_the_float_range_ends_the_search_by_name(monkeypatch):
     assert not refusal.value.overflow and refusal.value.certified_to == 30
 
 
+@pytest.mark.slow
+def test_a_torus_between_1_and_1_03_serves_where_b_is_singular_below_1_03():
+    """At (1.5219, 7.8562, 0.021019, lam = 2.59e-5) E_t decays like 0.95^t: both sectors are
+    singular at 1.0269, so the tori from 1.03 up fail, and ridge_curve refused at t = 429 (a
+    random sweep's point).  The torus r = 1.0135 passes its check (it failed while the
+    sectors' radial steps jumped branches within 3e-4 of x = 1), its E_0 is 1, and it meets
+    the torus r = 0.9 at t <= 60 within both bounds; its bound, 5e-10 at t = 0, falls like
+    r^-t, below 1e-15 at t = 10^4."""
+    point = (1.5219, 7.8562, 0.021019, 2.59e-05)
+    p = dv.Point.of(*point)
+    assert rg._beyond_curve(p, 1.03, 2048, 60) is None
+    E, err, _ = rg._beyond_curve(p, 1.0135, 4096, 10_000)
+    E_in, err_in, _ = rg._torus_curve(p, 0.9, 1024, 60)
+    assert abs(E[0] - 1) < 1e-12 and np.all(err[:61] < 1e-9) and err[-1] < 1e-15
+    assert np.all(np.abs(E[:61] - E_in) <= err[:61] + err_in)
+
+
 def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match=r"lam must be a finite number in \[0, 1e\+12\]"):
         rg.ridge_curve(2.0, 3.0, 0.01, 5, lam=-1.0)

@@ -92,6 +92,25 @@ def test_a_saddle_on_the_positive_axis_meets_a_torus_and_its_law(crossing):
     assert abs(rate + np.log(crossing.psi0) + 1 / (2 * 995)) < 5e-6
 
 
+@pytest.mark.slow
+def test_two_branches_of_poles_on_one_contour_are_both_followed():
+    """At (0.958, 0.7506, 0, lam = 0.0339) the pole curve has a branch on each axis, with
+    saddles 0.549 (x0 = 0.74) and 0.576 (x0 = -0.75) apart by 5 %: the circle |x| = 0.74
+    meets both, and a path that followed one left the other's poles in its rows (a random
+    sweep's point, refused at t = 1172 after a minute).  Both followed, the path certifies
+    t >= 58, meets the torus r = 0.6926 (2048 points, certified to t = 119) within both
+    bounds, and follows the faster saddle's law at t = 1000 (2e-6 measured)."""
+    point = (0.958, 0.7506, 0.0, 0.0339)
+    curve = rp.deep_curve(dv.Point.of(*point), 1, 1000, n=1024)
+    assert 0.7 < curve.x0 < 0.8 and abs(curve.psi0 - 0.549) < 1e-3
+    assert np.all(curve.error[57:] <= 1e-6 * curve.E[57:])
+    E, err, _ = rg._torus_curve(dv.Point.of(*point), 0.69255, 2048, 119)
+    assert np.all(err[58:] <= 1e-6 * E[58:])
+    assert np.all(np.abs(curve.E[57:119] - E[58:]) <= curve.error[57:119] + err[58:])
+    rate = np.log(curve.E[999] / curve.E[989]) / 10
+    assert abs(rate + np.log(curve.psi0) + 1 / (2 * 995)) < 5e-6
+
+
 def test_the_path_declines_where_no_pole_grows():
     """(4, 10): E_t decays to 0, no row of the saddle scan shows a pole inside |y| = R, and the
     path declines (ridge_curve's torus serves such points)."""
