@@ -57,6 +57,7 @@ searches (``[R_ABOVE, 2]``); where that torus fails, a singularity of B lies bet
 poles at 1 costs digits like ``1/(r - 1)^2``)."""
 _R_NEAR = 1.005
 _R_CAP = 2.0  # the largest radius the bisection above the ladder tries
+_DEEP_N = 2048  # where a search for more depths than a torus of this size holds starts
 _POLE_NODES = 64  # nodes of the circle around x = 1 whose means give F(x, 1), F(1, y), F(1, 1)
 _REFINE_RTOL = 1e-3  # the bisection stops when its passing and failing radii are this close
 
@@ -249,7 +250,8 @@ def ridge_curve(
     ``(I - u(x) A S)^{-1} / (1 - x)``, so B generates the mixed moments of the CoT error
     (App. C.2, Eq. generalization_from_F, with the change of variables of App. D).  The diagonal
     coefficients are read off a 2-D FFT of B on the torus ``|x| = |y| = r`` (``n`` points per
-    circle, default the larger of 512 and the power of two >= ``2 t_max + 8``).
+    circle, default the larger of 512 and the power of two >= ``2 t_max + 8``; 2048 where
+    ``t_max > 1020``, see **Deep depths**).
 
     **Which torus.**  The coefficients are those of the Taylor series only if B is analytic in
     the polydisc ``|x|, |y| <= r``.  Each torus on the ladder ``r = 0.95 * 0.9^k`` is checked
@@ -280,8 +282,9 @@ def ridge_curve(
     ``r^-t``.  So the curves whose ``B`` is analytic beyond the unit polydisc but for its poles
     at 1 are certified to :data:`RIDGE_T_MAX` (measured, ``t_max = 10^4``, one core: ``(2, 0.5,
     0.01, lam = 0.1)``, ``(2, 3, 0.01, 0.1)``, ``(2, 10, 0.01, 1e-5)``, ``(4, 10, 0.01, 1e-8)``
-    in 1.3-2.6 s, on ``r = 1.03-1.22``).  Such a search starts at ``n = 2048``: at 512 points
-    the torus at 1.03 can fail its check by aliasing alone.
+    in 1.3-2.6 s, on ``r = 1.03-1.22``).  A search for more depths than 2048 points hold
+    (``t_max > 1020``) starts at ``n = 2048``: at 512 points the torus at 1.03 can fail its
+    check by aliasing alone, and where no torus beyond 1 serves, ``n`` doubles as needed.
 
     **Growing curves.**  Where E_t grows, B's singularity lies inside the unit polydisc and a
     torus certifies about ``n/5`` depths.  The depths beyond come from the mixed sector's pole
@@ -350,8 +353,11 @@ def ridge_curve(
     n_cap = RIDGE_N_MAX
     n_given = n is not None
     # a torus inside |x| = 1 holds depths up to n/2 - 4; deeper ones need a torus beyond it,
-    # whose check at 512 points can fail hard by aliasing alone: the search starts at 2048
-    deep = t_max > _held(n_cap)
+    # whose check at 512 points can fail hard by aliasing alone, or the pole path: a search
+    # past what 2048 points hold starts there (at 2 t_max + 8 points, 8192 from t_max = 2045,
+    # one torus cost 11 s, and (0.5, 0.5, 0.01, lam = 1) took 135 s to t_max = 2300, against
+    # 6 s to 10^4)
+    deep = t_max > _held(_DEEP_N)
     n_low = 512 if deep else 2 * t_max + 8
     if n is None:
         n = 2048 if deep else max(512, 1 << (n_low - 1).bit_length())
