@@ -646,13 +646,13 @@ def _certified(p: Point, E, err, r, n, rtol, atol) -> RidgeCurve:
                 (E, err),
             )
         overflow = _beyond_range(E[t], err[t], rtol)
-        if not overflow:
+        if overflow:
+            why = f"exceeds the float64 range (torus radius {r:.6g}, n = {n})"
+        else:
             why = (
                 f"is known to +-{err[t]:.3g} (value {E[t]:.6g}, torus radius {r:.6g}, n = {n}), "
                 f"more than rtol |E_t| + atol = {rtol * abs(E[t]) + atol:.3g}"
             )
-        else:
-            why = f"exceeds the float64 range (torus radius {r:.6g}, n = {n})"
         raise RidgeAccuracyError(
             f"ridge_curve: E_{t} at {p} {why}", t - 1, r, n, (E, err), overflow
         )

@@ -10,14 +10,17 @@ axis, where the pole curve crosses ``x = 1`` inside the unit circle.  As the ``l
 engine does in its Lagrange variables (:mod:`cotbook.theory.contour`), the y-integral is
 moved past the pole, on one of two frames:
 
-* **Negative saddle.**  B's poles at ``x = 1`` and ``y = 1`` are taken out exactly, as on a
-  torus beyond |x| = 1: ``B = K/((1-x)(1-y)) + G(x)/(1-y) + H(y)/(1-x) + Bh``, so
+* **Beyond the poles at 1** (a saddle on the negative axis near ``|x| = 1``).  B's poles at
+  ``x = 1`` and ``y = 1`` are taken out exactly, as on a torus beyond |x| = 1:
+  ``B = K/((1-x)(1-y)) + G(x)/(1-y) + H(y)/(1-x) + Bh``, so
   ``E_t = K + g_t + h_t + [x^t y^t] Bh`` (``K = F(1, 1)``, ``F(x, 1)`` and ``F(1, y)`` by
   Cauchy's formula on 64 nodes of ``|x - 1| = (R - 1)/2``; ``R = R_ABOVE``).  ``y`` runs on
   ``|y| = R``, ``x`` on the circle through ``x0`` and ``R`` (centre ``(R + x0)/2``).
-* **Positive saddle** ``0 < x0 < 1``.  There ``F(1, y)`` is itself singular, and nothing is
-  taken out: ``Bh = B``, ``y`` runs on ``|y| = R`` halfway between ``y_k(x0)`` and 1, ``x``
-  on ``|x| = x0``; both poles at 1 lie outside.
+* **Inside the poles at 1** (a saddle on either axis, ``|x0| < 1``; where the pole curve
+  crosses ``x = 1``, ``F(1, y)`` is itself singular and nothing can be taken out):
+  ``Bh = B``, ``y`` runs on ``|y| = R`` halfway between ``|y_k(x0)|`` and 1, ``x`` on
+  ``|x| = |x0|``; both poles at 1 lie outside, and every branch of poles the contour meets is
+  followed (:func:`_track`).
 * Either contour crosses the real axis at the saddle, so no term of the sum below is larger
   than the result (their ratio is printed by the tests, about 1.005).
 * For each node ``x`` whose y-circle shows a pole (the Laurent coefficient of ``y^-1``), the
@@ -87,11 +90,10 @@ class _Rows(NamedTuple):
 
 
 class _Frame:
-    """The y-circle ``|y| = R`` and the rows of B there.  With ``remove`` (the saddle on the
-    negative axis, ``R = R_ABOVE``) the circle lies beyond ``y = 1`` and B's poles at ``x = 1``
-    and ``y = 1`` are taken out (the constants of that removal are kept here); without it
-    (the saddle on the positive axis, ``x0 < 1``) the circle lies inside them, ``R < 1``, and
-    the rows are B itself."""
+    """The y-circle ``|y| = R`` and the rows of B there.  With ``remove`` (``R = R_ABOVE``) the
+    circle lies beyond ``y = 1`` and B's poles at ``x = 1`` and ``y = 1`` are taken out (the
+    constants of that removal are kept here); without it the circle lies inside them,
+    ``R < 1``, and the rows are B itself."""
 
     def __init__(self, p: Point, R=_R, remove=True):
         self.p, self.R, self.remove = p, R, remove
@@ -281,18 +283,20 @@ def _geometries(p: Point):
             yield frame, saddle
     except (ArithmeticError, np.linalg.LinAlgError):
         pass
-    saddles = {}  # axis -> saddle, from the first scan circle that shows one
+    found = {}  # axis -> saddle, from the first scan circle that shows one
     for radius in _SCAN_R:
+        missing = [axis for axis in (-1, 1) if axis not in found]
+        if not missing:
+            break
         try:
             scan = _Frame(p, radius, remove=False)
-            for axis in (-1, 1):
-                if axis not in saddles:
-                    saddles[axis] = _saddle(scan, axis * _INSIDE_GRID)
+            for axis in missing:
+                saddle = _saddle(scan, axis * _INSIDE_GRID)
+                if saddle is not None:
+                    found[axis] = saddle
         except (ArithmeticError, np.linalg.LinAlgError):
             continue
-        saddles = {axis: saddle for axis, saddle in saddles.items() if saddle is not None}
-    saddles = list(saddles.values())
-    for x0, psi0, start in sorted(saddles, key=lambda saddle: saddle[1]):
+    for x0, psi0, start in sorted(found.values(), key=lambda saddle: saddle[1]):
         try:
             frame = _Frame(p, (1 + psi0 / abs(x0)) / 2, remove=False)
         except (ArithmeticError, np.linalg.LinAlgError):
