@@ -10,8 +10,9 @@
   ``--only protocol`` (never by default): the authors' released protocol, several trials a
   cell (:mod:`cotbook.attention.protocol`); ``--only recheck`` (never by default): fresh
   trials of it where their value fell outside ours (:mod:`cotbook.attention.recheck`).
-- ``bench {theory,simulate,accuracy,attention}``: timings; ``theory``, ``accuracy`` (the
-  Appendix D table, a long run) and ``attention`` save a record.
+- ``bench {theory,simulate,accuracy,coverage,attention}``: timings; ``theory``, ``accuracy``
+  (the Appendix D table, a long run), ``coverage`` (how deep lambda > 0 is certified at random
+  points, a long run) and ``attention`` save a record.
 - ``theory --alpha A --tau T --sigma2 S [--lam LAM] --t T1 [T2 ...]``: Result 1's E_t at those
   depths and Results 2-3 at that point (:func:`cotbook.theory.summary`); ``--json``, ``--csv``.
 - ``explorer [--scale tiny|paper]``: the explorer page's data, E_t on a fine (alpha, tau) grid
@@ -29,7 +30,7 @@
 Each command imports only what it needs (``authors`` and ``theory`` start no Dask, Jupyter or
 torch).
 
-Long runs (``simulate``, ``experiments``, ``bench accuracy``) save a record
+Long runs (``simulate``, ``experiments``, ``bench accuracy``, ``bench coverage``) save a record
 (:mod:`cotbook.book.results`): at the committed scale into ``book/results/``, at any other
 scale into ``_build/results/`` (ignored by git), or into ``--out DIR``.  They checkpoint every
 finished unit; ``--resume`` finishes an interrupted run.  They run serially in this process,
@@ -268,6 +269,11 @@ def _bench(args) -> int:
 
         spec = numerics.SCALES[args.scale]
         return _studies(args, [("theory_accuracy", spec, numerics, None)])
+    if args.what == "coverage":
+        from .theory import ridge_coverage
+
+        spec = ridge_coverage.SCALES[args.scale]
+        return _studies(args, [("ridge_coverage", spec, ridge_coverage, None)])
     if args.what == "scaling":
         from .book import scaling
 
@@ -532,10 +538,11 @@ def main(argv=None) -> int:
     p.set_defaults(run=_precompute)
     p = sub.add_parser(
         "bench",
-        help="timings; theory, accuracy and attention save a record",
+        help="timings; theory, accuracy, coverage and attention save a record",
         description="theory: fast engine vs the recursion (~1 min, saved); simulate: engine "
         "timings (~1 min); accuracy: the Appendix D accuracy table, t <= 80 (~1 min, saved; a long "
-        "run: --scale, --resume, --workers, --scheduler); attention: one training run, fast "
+        "run: --scale, --resume, --workers, --scheduler); coverage: lambda > 0 at random points "
+        "to t = 10^4 (a long run, saved); attention: one training run, fast "
         "vs literal (~4 min, saved).",
     )
     kinds = p.add_subparsers(dest="what", required=True)
@@ -546,6 +553,14 @@ def main(argv=None) -> int:
     )
     q.set_defaults(run=_bench)
     q = kinds.add_parser("accuracy", description="The Appendix D accuracy table (a long run).")
+    q.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
+    _add_output_options(q)
+    q.set_defaults(run=_bench)
+    q = kinds.add_parser(
+        "coverage",
+        description="How deep the lambda > 0 engine certifies E_t at random points of the "
+        "domain, asked for t = 10^4 (a long run: paper ~15 min on 2 workers).",
+    )
     q.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
     _add_output_options(q)
     q.set_defaults(run=_bench)

@@ -184,6 +184,12 @@ RESULTS = {
             "python -m cotbook bench accuracy",
         ),
         ResultSpec(
+            "ridge_coverage",
+            "paper",
+            ("cotbook.theory.ridge_coverage",),
+            "python -m cotbook bench coverage",
+        ),
+        ResultSpec(
             "theory_vs_simulation",
             "paper",
             ("cotbook.simulation.finite_size",),

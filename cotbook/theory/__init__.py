@@ -26,6 +26,8 @@ Modules (each has one job):
   by name).
 - :mod:`.ridge_pole`  -- deep depths of a growing lambda > 0 curve: the mixed sector's pole,
   through the saddle (used by :mod:`.ridge`).
+- :mod:`.ridge_coverage` -- how deep the lambda > 0 curve is certified at random points of the
+  domain (a long run, imported by name).
 - :mod:`.numerics`    -- Appendix D: the fast engine against the paper's recursion.
 - :mod:`.phases`      -- Result 2's regimes, tau_c, decay rates, floors; Theorem 1.
 - :mod:`.asymptotics` -- the law of E_t - E_inf as t -> infinity in every regime, from the

@@ -298,7 +298,9 @@ def ridge_curve(
     ``x = 1`` inside the unit circle; the path goes round it on ``|x| = x0`` (measured:
     ``(2, 1, 0.01, lam = 1)`` and ``(0.5, 0.5, 0.01, 1)`` certified until E_t leaves the
     float range, at ``t = 7823`` and ``2155``, in 10 and 6 s, where the torus alone refused at
-    ``t = 1598`` and ``1784`` after about a minute).  Where the path does not apply (no simple
+    ``t = 1598`` and ``1784`` after about a minute).  A curve that settles is offered to the
+    path once no torus serves: a pole just beyond ``|x| = 1`` stops every torus there too (see
+    :data:`_GROWTH`).  Where the path does not apply (no simple
     pole on the real axis that its checks accept), the refusal names the deepest depth a torus
     certified; a curve that leaves the float range is refused at that depth
     (``RidgeAccuracyError.overflow``), and the search ends there.
@@ -425,23 +427,35 @@ def ridge_curve(
                 if beyond.overflowed:
                     raise refused from None
         if n_given or 2 * n > n_cap or (base is not None and not bands):
-            raise refused if refused is not None else _no_torus(p)
+            if refused is None:
+                raise _no_torus(p)
+            last = beyond.last_resort()  # a settling curve: the pole path once no torus serves
+            if isinstance(last, RidgeCurve):
+                return last
+            if last is not None and _reach(last) > _reach(refused):
+                refused = last
+            raise refused
         n *= 2
 
 
 _POLE_N_MAX = 8192  # most nodes on the pole path's x-contour
 _GROWTH = 2.0
-"""The pole path is tried only where the torus's curve grew by more than this factor over the
-second half of its certified depths (E_t ~ psi0^-t there; a curve that settles or approaches
-its floor grows by far less, and the path's saddle scan would cost about a second to find no
-pole)."""
+"""The pole path is tried at once only where the torus's curve grew by more than this factor
+over the second half of its certified depths (E_t ~ psi0^-t there).  A curve that settles or
+approaches its floor grows by far less; for it the path is tried once, after the search for a
+torus has failed (:meth:`_PastThePole.last_resort`): its saddle scan costs about a second,
+and usually finds no pole.  Where it finds one beyond ``|x| = 1``, the path serves:
+measured at ``(3.7682, 0.7319, 0.012873, lam = 1.96e-8)``, a pole at ``x0 = -1.0065``
+(``psi0 = 1.013``) certifies from ``t = 157`` to ``10^4`` (15 s), where every torus was refused
+at ``t = 889``."""
 
 
 class _PastThePole:
     """The depths a torus inside ``|x| = 1`` cannot certify, from the mixed sector's pole
     (:func:`cotbook.theory.ridge_pole.deep_curve`; computed once per node count and kept).
 
-    :meth:`extend` takes a torus's refusal (of a growing curve, see :data:`_GROWTH`) and
+    :meth:`extend` takes a torus's refusal (of a growing curve, or of any curve from
+    :meth:`last_resort`, see :data:`_GROWTH`) and
     returns the whole curve (the torus's depths up to its ``certified_to``, the pole's beyond)
     where the pole path certifies every deeper depth and agrees with the torus, within both
     bounds, at every depth both certify (at least one); otherwise a refusal that names the
@@ -456,13 +470,19 @@ class _PastThePole:
         self.overflowed = False  # E_t (the pole's or a torus's) left the float range: search ends
         self.curves: dict = {}
         self.n0 = max(1024, 1 << math.ceil(math.log2(40 * math.sqrt(max(t_max, 1)))))
+        self.settled = None  # the deepest refusal of a torus whose curve did not grow
+
+    def last_resort(self):
+        """:meth:`extend` on the deepest refusal of a curve that did not grow (``None`` if
+        there was none), tried once the search for a torus has failed (see :data:`_GROWTH`)."""
+        return None if self.settled is None else self.extend(self.settled, settling=True)
 
     def _curve(self, nx):
         if nx not in self.curves:
             self.curves[nx] = ridge_pole.deep_curve(self.p, 1, self.t_max, n=nx)
         return self.curves[nx]
 
-    def extend(self, refusal: RidgeAccuracyError):
+    def extend(self, refusal: RidgeAccuracyError, *, settling=False):
         t_c = refusal.certified_to
         if refusal.overflow:  # the torus's next E_t exceeds the float range: so does any path's
             self.overflowed = True
@@ -470,8 +490,10 @@ class _PastThePole:
         if not self.enabled or refusal.curve is None or t_c is None or refusal.radius >= 1:
             return refusal
         E_torus, err_torus = refusal.curve
-        if not E_torus[t_c] > _GROWTH * E_torus[t_c // 2]:
-            return refusal  # not growing at the torus's last depths: no pole to go past
+        if not settling and not E_torus[t_c] > _GROWTH * E_torus[t_c // 2]:
+            if self.settled is None or t_c > self.settled.certified_to:
+                self.settled = refusal  # kept for last_resort
+            return refusal
         nx = self.n0
         while nx <= _POLE_N_MAX:
             pole = self._curve(nx)

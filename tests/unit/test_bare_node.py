@@ -57,6 +57,7 @@ def test_the_blocker_blocks(tmp_path):
         (["experiments", "--scale", "tiny", "--only", "grid"], "attention_grid"),
         (["simulate", "--scale", "tiny"], "theory_vs_simulation"),
         (["bench", "accuracy", "--scale", "tiny"], "theory_accuracy"),
+        (["bench", "coverage", "--scale", "tiny"], "ridge_coverage"),
     ],
 )
 def test_compute_commands_run_without_the_book_machinery(tmp_path, command, record):

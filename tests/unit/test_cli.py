@@ -229,6 +229,21 @@ def test_bench_accuracy_saves_its_record(tmp_path):
     assert numerics.AccuracySpec.from_dict(record.config) == numerics.SCALES["tiny"]
 
 
+@pytest.mark.slow
+def test_bench_coverage_saves_its_record(tmp_path):
+    from cotbook.book import results
+    from cotbook.theory import ridge_coverage
+
+    args = ["bench", "coverage", "--scale", "tiny", "--out", str(tmp_path)]
+    assert cli.main(args) == 0
+    record = results.load("ridge_coverage", directory=tmp_path)
+    spec = ridge_coverage.CoverageSpec.from_dict(record.config)
+    assert spec == ridge_coverage.SCALES["tiny"] and record.scale == "tiny" and not record.stale
+    assert record.data["points"] == [list(p) for p in spec.points()]
+    first = ridge_coverage.outcome(*spec.points()[0], spec.t_max)
+    assert record.data["outcomes"][0] == list(first) and first.outcome == "certified"
+
+
 # ---- python -m cotbook theory -------------------------------------------------------------
 
 THEORY_POINTS = [  # (alpha, tau, sigma2): overthinking, saturation, exponential

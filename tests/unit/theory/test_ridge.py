@@ -349,6 +349,28 @@ def test_a_torus_between_1_and_1_03_serves_where_b_is_singular_below_1_03():
     assert np.all(np.abs(E[:61] - E_in) <= err[:61] + err_in)
 
 
+def test_a_settling_curve_gets_the_pole_path_once_no_torus_serves():
+    """At (3.7682, 0.7319, 0.012873, lam = 1.96e-8) E_t settles near 1.652, and every torus was
+    refused at t = 889 (a random sweep's point): B is singular at x = -1.0065, a pole of the
+    mixed sector beyond |x| = 1 (psi0 = 1.013), too near for a torus beyond 1.  The pole path
+    was skipped because the curve does not grow; now it is the last resort.  Its curve agrees
+    with the torus r = 0.95 (which certified t <= 156) by construction, and here with an
+    independent torus, r = 0.97 (t <= 243), within both bounds."""
+    point = (3.7682, 0.7319, 0.012873, 1.96e-08)
+    with pytest.raises(rg.RidgeAccuracyError) as refused:
+        rg.ridge_curve(*point[:3], 1000, lam=point[3], n=2048, radius=0.95)
+    beyond = rg._PastThePole(dv.Point.of(*point), 1000, rg.RIDGE_RTOL, 1e-12)
+    assert beyond.last_resort() is None
+    assert beyond.extend(refused.value) is refused.value  # not growing: skipped, kept
+    curve = beyond.last_resort()
+    assert isinstance(curve, rg.RidgeCurve) and curve.pole_from == refused.value.certified_to + 1
+    assert np.all(curve.error <= rg.RIDGE_RTOL * curve.E + 1e-12)
+    assert abs(curve.E[-1] - 1.652) < 1e-3
+    other = rg.ridge_curve(*point[:3], 243, lam=point[3], n=2048, radius=0.97)
+    t = np.arange(curve.pole_from, 244)
+    assert np.all(np.abs(curve.E[t] - other.E[t]) <= curve.error[t] + other.error[t])
+
+
 def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match=r"lam must be a finite number in \[0, 1e\+12\]"):
         rg.ridge_curve(2.0, 3.0, 0.01, 5, lam=-1.0)
