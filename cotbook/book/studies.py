@@ -32,6 +32,7 @@ __all__ = [
     "simulation_precision",
     "accuracy",
     "theory_benchmark",
+    "ridge_coverage",
     "CostRow",
     "run_costs",
     "CommandCost",
@@ -106,6 +107,17 @@ def _saved_or_now(name, scale, scales, from_dict, run, describe) -> Study:
     if saved is not None:
         return saved
     return _computed(scale, scales[scale], run, describe)
+
+
+def _required(name, from_dict, describe) -> Study:
+    """:func:`_saved`, where a missing record is a :class:`~cotbook.book.results.ResultError`
+    that names the command writing it (a run too long for a chapter)."""
+    saved = _saved(name, from_dict, describe)
+    if saved is None:
+        raise results.ResultError(
+            f"no {name} record in {results.RESULTS_DIR}: run `{results.RESULTS[name].command}`"
+        )
+    return saved
 
 
 def _describe_grid(spec) -> str:
@@ -314,13 +326,27 @@ def theory_benchmark() -> Study:
             f"{spec['grid_n']} grid, single depths to 10^5"
         )
 
-    saved = _saved("theory_benchmark", dict, describe)
-    if saved is None:
-        raise results.ResultError(
-            f"no theory_benchmark record in {results.RESULTS_DIR}: run "
-            f"`{results.RESULTS['theory_benchmark'].command}`"
+    return _required("theory_benchmark", dict, describe)
+
+
+def ridge_coverage() -> Study:
+    """The coverage study of the lambda > 0 engine (:mod:`cotbook.theory.ridge_coverage`) from
+    the saved ``ridge_coverage`` record (a missing one is a
+    :class:`~cotbook.book.results.ResultError` that names the command)."""
+    from ..theory import ridge_coverage as coverage
+
+    def describe(s):
+        def box(name):
+            lo, hi = getattr(s, name)
+            return f"{name} in [{lo:g}, {hi:g}]"
+
+        return (
+            f"{s.count} points from seed {s.seed}, asked for t = {s.t_max}: {box('alpha')}, "
+            f"{box('tau')}, {box('lam')} (log-uniform); sigma2 = 0 with probability "
+            f"{s.zero_noise:g}, else in [{s.sigma2[0]:g}, {s.sigma2[1]:g}]"
         )
-    return saved
+
+    return _required("ridge_coverage", coverage.CoverageSpec.from_dict, describe)
 
 
 class CostRow(NamedTuple):

@@ -146,6 +146,22 @@ def test_theory_timings_are_read_from_their_record_or_named_as_missing(committed
     assert "E_0..E_80 at (2, 3, 0.01), a 200 x 200 grid, single depths to 10^5" in saved.caption
 
 
+def test_the_coverage_study_is_read_from_its_record_or_named_as_missing(committed):
+    from cotbook.theory import ridge_coverage
+
+    with pytest.raises(results.ResultError, match="python -m cotbook bench coverage"):
+        studies.ridge_coverage()
+    spec = ridge_coverage.CoverageSpec(seed=1, count=2, t_max=50)
+    data = {"points": [list(p) for p in spec.points()], "outcomes": [["certified", 50] * 3] * 2}
+    results.save("ridge_coverage", scale="paper", config=spec.to_dict(), data=data,
+                 timings=dict.fromkeys(spec.units(), 1.0), directory=committed)  # fmt: skip
+    saved = studies.ridge_coverage()
+    assert saved.spec == spec and saved.data == data
+    text = " ".join(saved.caption.split())  # unwrapped
+    assert "2 points from seed 1, asked for t = 50: alpha in [0.25, 8]" in text
+    assert "sigma2 = 0 with probability 0.2, else in [0.0001, 1]" in text
+
+
 def test_a_theory_study_loads_without_the_attention_wing_or_dask():
     """A chapter that reads a theory record pays for no torch and no Dask: the study loader
     imports a wing only inside the study that reads it (each costs seconds per chapter kernel)."""
@@ -157,6 +173,7 @@ def test_a_theory_study_loads_without_the_attention_wing_or_dask():
         "import sys\n"
         "from cotbook.book import studies\n"
         "studies.explorer(); studies.accuracy(); studies.theory_benchmark()\n"
+        "studies.ridge_coverage()\n"
         f"{wings}"
         "studies.grid()\n"  # then, in the same process, the attention study
         f"{wings}"

@@ -43,11 +43,11 @@ def test_spec_round_trips_and_names_bad_parameters():
 
 
 def test_a_certified_point_reports_the_curve_it_returned():
-    got = rc.outcome(2.0, 3.0, 0.01, 0.1, 80)
-    curve = ridge.ridge_curve(2.0, 3.0, 0.01, 80, lam=0.1)
-    assert got.outcome == "certified" and got.reach == 80
-    assert got.log10_E == pytest.approx(math.log10(curve.E[80]), rel=1e-12)
-    assert got.log10_E_half == pytest.approx(math.log10(curve.E[40]), rel=1e-12)
+    got = rc.outcome(2.0, 3.0, 0.01, 0.1, 40)
+    curve = ridge.ridge_curve(2.0, 3.0, 0.01, 40, lam=0.1)
+    assert got.outcome == "certified" and got.reach == 40
+    assert got.log10_E == pytest.approx(math.log10(curve.E[40]), rel=1e-12)
+    assert got.log10_E_half == pytest.approx(math.log10(curve.E[20]), rel=1e-12)
     assert got.radius == curve.radius and got.pole_from is None
 
 
@@ -70,7 +70,7 @@ def test_a_refusal_is_classed_by_its_cause(monkeypatch, overflow, word):
 
 
 def test_units_are_the_direct_calls_and_assemble_needs_them_all():
-    spec = rc.SCALES["tiny"]
+    spec = rc.CoverageSpec(seed=1, count=2, t_max=20)
     results = {u: rc.run_unit(spec, u) for u in spec.units()}
     for (a, tau, s2, lam), unit in zip(spec.points(), spec.units(), strict=True):
         assert results[unit]["outcome"] == list(rc.outcome(a, tau, s2, lam, spec.t_max))
@@ -102,3 +102,26 @@ def test_the_tally_counts_each_outcome_and_its_times():
     assert rc.growth_per_step(rows[3]) is None
     with pytest.raises(ValueError, match="missing"):
         rc.tally(spec, {"points": [], "outcomes": rows}, {"total": 15.0})
+
+
+def test_the_committed_record_holds_its_units():
+    """The committed record: the paper spec's points, outcomes that mean what they say, and its
+    fastest unit recomputed here to the same JSON."""
+    from cotbook.book import results
+
+    record = results.load("ridge_coverage")
+    spec = rc.CoverageSpec.from_dict(record.config)
+    assert spec == rc.SCALES["paper"] and not record.stale
+    assert record.data["points"] == [list(p) for p in spec.points()]
+    rows = [rc.Outcome(*row) for row in record.data["outcomes"]]
+    assert {row.outcome for row in rows} <= set(rc.OUTCOMES)
+    for row in rows:
+        if row.outcome == "certified":  # log10_E is None where E_t is 0 within its bound
+            assert row.reach == spec.t_max
+        else:
+            assert 0 <= row.reach < spec.t_max
+        if row.outcome == "float64" and row.log10_E is not None:
+            assert 300 < row.log10_E <= math.log10(np.finfo(float).max)
+    fastest = min(spec.units(), key=record.timings_s.__getitem__)
+    again = rc.run_unit(spec, fastest)["outcome"]
+    assert again == record.data["outcomes"][spec.units().index(fastest)]
