@@ -14,8 +14,11 @@ moved past the pole, on one of two frames:
   ``x = 1`` and ``y = 1`` are taken out exactly, as on a torus beyond |x| = 1:
   ``B = K/((1-x)(1-y)) + G(x)/(1-y) + H(y)/(1-x) + Bh``, so
   ``E_t = K + g_t + h_t + [x^t y^t] Bh`` (``K = F(1, 1)``, ``F(x, 1)`` and ``F(1, y)`` by
-  Cauchy's formula on 64 nodes of ``|x - 1| = (R - 1)/2``; ``R = R_ABOVE``).  ``y`` runs on
-  ``|y| = R``, ``x`` on the circle through ``x0`` and ``R`` (centre ``(R + x0)/2``).
+  Cauchy's formula on 64 nodes of ``|x - 1| = (R - 1)/2``; ``R = R_ABOVE``, or 1.01, tried
+  after every other frame, where F is singular between the two: at ``(1.533, 3.986, 0,
+  lam = 3.179e-4)`` the rows on ``|y| = 1.03`` show more than one pole, on ``|y| = 1.01``
+  one, with the saddle ``x0 = -0.969``, ``psi0 = 0.9396``).  ``y`` runs on ``|y| = R``,
+  ``x`` on the circle through ``x0`` and ``R`` (centre ``(R + x0)/2``).
 * **Inside the poles at 1** (a saddle on either axis, ``|x0| < 1``; where the pole curve
   crosses ``x = 1``, ``F(1, y)`` is itself singular and nothing can be taken out):
   ``Bh = B``, ``y`` runs on ``|y| = R`` halfway between ``|y_k(x0)|`` and 1, ``x`` on
@@ -52,6 +55,7 @@ from .derivation import Point
 
 _U = np.finfo(float).eps / 2
 _R = 1.03  # the y-circle's radius (ridge.R_ABOVE: the poles at 1 are taken out beyond it)
+_R_BEYOND = (_R, 1.01)  # the beyond frame's y-circles: first, and last of all the frames
 _POLE_NODES = 64  # nodes of the circle around 1 (as ridge._beyond_curve)
 _NY = 4096  # nodes of the y-circle
 _SMALL = (0.02, 1e-3)  # radii of the two small circles around each pole (the first at most a
@@ -248,12 +252,12 @@ def _saddle(frame: _Frame, grid):
     return float(grid[k] - d1 / d2), float(psi[k] - d1 * d1 / (2 * d2)), complex(yk[k])
 
 
-def _contour(x0, n, inside):
+def _contour(x0, n, inside, R):
     """``n`` nodes of the x-contour through the saddle ``x0``, half a step off the real axis,
     node 0 next to the saddle, with the trapezoidal weights ``dx``: the circle ``|x| = |x0|``
     (``inside``), or for ``x0 < 0`` the circle through ``x0`` and ``R`` (the radial
     continuation of a node at ``x = R`` would pass through ``x = 1``)."""
-    centre, radius = (0.0, -x0) if inside else ((_R + x0) / 2, (_R - x0) / 2)
+    centre, radius = (0.0, -x0) if inside else ((R + x0) / 2, (R - x0) / 2)
     theta = math.pi + 2 * np.pi * (np.arange(n) + 0.5) / n
     e = np.exp(1j * theta)
     return centre + radius * e, 1j * radius * e * (2 * np.pi / n)
@@ -268,21 +272,31 @@ def _log_sum(logs):
         return top + np.log(np.exp(logs - top[..., None]).sum(-1))
 
 
+def _beyond(p: Point, R):
+    """The frame beyond the poles at 1 on ``|y| = R`` and its saddle on the negative axis
+    (scanned on :data:`_BEYOND_GRID`), or ``None``."""
+    try:
+        frame = _Frame(p, R)
+        saddle = _saddle(frame, _BEYOND_GRID)
+    except (ArithmeticError, np.linalg.LinAlgError):
+        return None
+    return None if saddle is None else (frame, saddle)
+
+
 def _geometries(p: Point):
     """The frames and saddles ``(x0, psi0, start)`` to try, in turn: the saddle on the
-    negative axis with the poles at 1 taken out (scanned on :data:`_BEYOND_GRID`); then, inside
-    those poles, the saddles of either axis (scanned on :data:`_INSIDE_GRID`, on the first
-    circle of :data:`_SCAN_R` that shows one), the faster-growing first, each with the y-circle
-    halfway between its pole ``|y_k(x0)|`` and 1 and nothing taken out.  Inside serves where
-    the pole curve crosses ``x = 1`` (``F(1, y)`` is singular, and the poles at 1 cannot be
-    taken out), or ``F`` is singular just beyond ``|y| = 1``, or the saddle lies nearer 0."""
-    try:
-        frame = _Frame(p)
-        saddle = _saddle(frame, _BEYOND_GRID)
-        if saddle is not None:
-            yield frame, saddle
-    except (ArithmeticError, np.linalg.LinAlgError):
-        pass
+    negative axis with the poles at 1 taken out (:func:`_beyond` on ``|y| = R_ABOVE``); then,
+    inside those poles, the saddles of either axis (scanned on :data:`_INSIDE_GRID`, on the
+    first circle of :data:`_SCAN_R` that shows one), the faster-growing first, each with the
+    y-circle halfway between its pole ``|y_k(x0)|`` and 1 and nothing taken out; last, beyond
+    the poles at 1 again on the nearer circle of :data:`_R_BEYOND` (F can be singular between
+    the two, which hides the pole from the first).  Inside serves where the pole curve crosses
+    ``x = 1`` (``F(1, y)`` is singular, and the poles at 1 cannot be taken out), or ``F`` is
+    singular just beyond ``|y| = 1``, or the saddle lies nearer 0."""
+    far, near = _R_BEYOND
+    beyond = _beyond(p, far)
+    if beyond is not None:
+        yield beyond
     found = {}  # axis -> saddle, from the first scan circle that shows one
     for radius in _SCAN_R:
         missing = [axis for axis in (-1, 1) if axis not in found]
@@ -302,6 +316,9 @@ def _geometries(p: Point):
         except (ArithmeticError, np.linalg.LinAlgError):
             continue
         yield frame, (x0, psi0, start)
+    beyond = _beyond(p, near)
+    if beyond is not None:
+        yield beyond
 
 
 def deep_curve(p: Point, t_from: int, t_max: int, n: int = 1024):
@@ -319,7 +336,7 @@ def _through(frame: _Frame, saddle, t_from, t_max, n):
     """:func:`deep_curve` on one frame, through the saddle ``(x0, psi0, start)``."""
     x0, psi0, start = saddle
     try:
-        x, dx = _contour(x0, n, not frame.remove)
+        x, dx = _contour(x0, n, not frame.remove, frame.R)
         rows, dx1 = frame.rows(x)
         tracked = _track(frame, x, rows.Bh, start)
     except (ArithmeticError, np.linalg.LinAlgError):
