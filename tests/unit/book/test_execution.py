@@ -19,7 +19,7 @@ from cotbook import cli
 from cotbook.attention import grid, instability, softmax_study
 from cotbook.book import execution, results, runner, scaling
 from cotbook.simulation import finite_size
-from cotbook.theory import numerics
+from cotbook.theory import numerics, ridge_coverage
 
 ROOT = Path(__file__).resolve().parents[3]
 TINY = grid.GRID_SCALES["tiny"]
@@ -83,6 +83,7 @@ STUDIES = {
     "attention_softmax": (softmax_study.SCALES["tiny"], softmax_study),
     "theory_vs_simulation": (finite_size.SCALES["tiny"], finite_size),
     "theory_accuracy": (numerics.SCALES["tiny"], numerics),
+    "ridge_coverage": (ridge_coverage.SCALES["tiny"], ridge_coverage),
 }
 
 
@@ -302,7 +303,8 @@ def test_a_unit_runs_blas_and_torch_on_one_thread_whoever_calls_it(monkeypatch, 
 @pytest.mark.parametrize(
     "module",
     ["attention.grid", "attention.protocol", "attention.lottery", "attention.softmax_study",
-     "attention.instability", "theory.numerics", "simulation.finite_size"],
+     "attention.instability", "theory.numerics", "theory.ridge_coverage",
+     "simulation.finite_size"],
 )  # fmt: skip
 def test_every_study_unit_sets_its_own_threads(module):
     """Every study's ``run_unit`` is wrapped by ``_threads.one_thread_unit`` (the behaviour is
