@@ -445,9 +445,9 @@ over the second half of its certified depths (E_t ~ psi0^-t there).  A curve tha
 approaches its floor grows by far less; for it the path is tried once, after the search for a
 torus has failed (:meth:`_PastThePole.last_resort`): its saddle scan costs about a second,
 and usually finds no pole.  Where it finds one beyond ``|x| = 1``, the path serves:
-measured at ``(3.7682, 0.7319, 0.012873, lam = 1.96e-8)``, a pole at ``x0 = -1.0065``
-(``psi0 = 1.013``) certifies from ``t = 157`` to ``10^4`` (15 s), where every torus was refused
-at ``t = 889``."""
+measured at ``(3.7682, 0.7319, 0.012873, lam = 1.96e-8)``, where every torus was refused at
+``t = 889``, a pole at ``x0 = -1.0065`` (``psi0 = 1.013``) certifies ``t = 890 .. 10^4`` (65 s
+in all, most of it the search for a torus that fails first)."""
 
 
 class _PastThePole:
