@@ -94,10 +94,10 @@ class _Rows(NamedTuple):
 
 
 class _Frame:
-    """The y-circle ``|y| = R`` and the rows of B there.  With ``remove`` (``R = R_ABOVE``) the
-    circle lies beyond ``y = 1`` and B's poles at ``x = 1`` and ``y = 1`` are taken out (the
-    constants of that removal are kept here); without it the circle lies inside them,
-    ``R < 1``, and the rows are B itself."""
+    """The y-circle ``|y| = R`` and the rows of B there.  With ``remove`` (``R`` one of
+    :data:`_R_BEYOND`) the circle lies beyond ``y = 1`` and B's poles at ``x = 1`` and
+    ``y = 1`` are taken out (the constants of that removal are kept here); without it the
+    circle lies inside them, ``R < 1``, and the rows are B itself."""
 
     def __init__(self, p: Point, R=_R, remove=True):
         self.p, self.R, self.remove = p, R, remove
