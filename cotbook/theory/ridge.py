@@ -438,7 +438,7 @@ def ridge_curve(
         n *= 2
 
 
-_POLE_N_MAX = 8192  # most nodes on the pole path's x-contour
+_POLE_N_MAX = 16384  # most nodes on the pole path's x-contour (peak memory about 2 GB)
 _GROWTH = 2.0
 """The pole path is tried at once only where the torus's curve grew by more than this factor
 over the second half of its certified depths (E_t ~ psi0^-t there).  A curve that settles or

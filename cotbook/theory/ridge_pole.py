@@ -66,6 +66,8 @@ _TOL = 1e-11  # negative powers of Bh - P, relative to max |Bh|, that pass the c
 _BEYOND = 0.01  # the pole is followed until it lies this far (relative) beyond |y| = R
 _BEYOND_GRID = -np.linspace(0.7, 1.02, 65)  # x scanned for a saddle, the poles at 1 taken out
 _INSIDE_GRID = np.linspace(0.05, 0.995, 96)  # |x| scanned on either axis, inside the poles
+_BLOCK = 1 << 22  # elements of the largest temporary array (complex: 64 MB): rows of nodes and
+# depths are taken in blocks of this size, so a path's memory is its rows of Bh (NY per node)
 _SCAN_R = (0.98, 0.995)  # the y-circles of the scan inside the poles at 1, in turn (F can be
 # singular between them, e.g. at y = 0.9949 at (5.245, 1.0789, 0.000188, lam = 2.75e-5))
 
@@ -138,8 +140,13 @@ class _Frame:
         """``Bh(x_i, y_j)`` on the y-circle and ``G(x_i)``, with the largest error of the means
         ``F(x_i, 1)``."""
         at = _nodes.sectors(self.p, x, v=False)
-        Bh, fx1, dx1 = self.bh(x, at, self.y, self.ring, self.f1y)
-        return _Rows(Bh, (fx1 - self.K) / (1 - x)), dx1
+        Bh, G, dx1 = np.empty((len(x), _NY), complex), np.empty(len(x), complex), 0.0
+        for s in _blocks(len(x), _NY):
+            z, U, _ = at
+            Bh[s], fx1, d = self.bh(x[s], (z[s], [u[s] for u in U], None), self.y, self.ring,
+                                    self.f1y)  # fmt: skip
+            G[s], dx1 = (fx1 - self.K) / (1 - x[s]), max(dx1, d)
+        return _Rows(Bh, G), dx1
 
     def pole(self, x, guess):
         """``(y_k, c, dy, dc)``: the pole of ``Bh(x, .)`` near ``guess`` and its residue, from
@@ -199,12 +206,13 @@ def _track(frame: _Frame, x, Bh, start):
     pole near ``start``) first; then, while a row of ``Bh`` less the poles found still shows
     negative powers of y, a branch followed from the worst such row (its pole guessed from
     the row's moments), at most :data:`_BRANCHES` in all (where the pole curve has a branch on
-    either axis, ``|x| = |x0|`` meets both).  Returns ``(nodes, y_k, c, dy, dc, coef)``, one
-    entry per node and pole, with ``coef`` the FFT of the rows less their poles, or ``None``
-    if a branch fails or the rows still show negative powers."""
+    either axis, ``|x| = |x0|`` meets both).  The poles are subtracted from ``Bh`` in place.
+    Returns ``(nodes, y_k, c, dy, dc, spectrum)``, one entry per node and pole, with the
+    :class:`_Spectrum` of the rows less their poles, or ``None`` if a branch fails or the rows
+    still show negative powers."""
     y = frame.y
     scale = float(np.abs(Bh).max())
-    rest, entries, known = Bh.copy(), [], {}
+    rest, entries, known = Bh, [], {}
     seed = (0, start)
     for _ in range(_BRANCHES):
         got = _branch(frame, x, *seed, known)
@@ -214,18 +222,45 @@ def _track(frame: _Frame, x, Bh, start):
             rest[j] -= c / (y - yk)
             entries.append((j, yk, c, dy, dc))
             known.setdefault(j, []).append(yk)
-        coef = np.fft.fft(rest, axis=1) / _NY
-        negative = np.abs(coef[:, _NY // 2 :]).max(1)
-        j = int(np.argmax(negative))
-        if negative[j] <= _TOL * scale:
+        spectrum = _spectrum(rest)
+        j = int(np.argmax(spectrum.nu))
+        if spectrum.nu[j] <= _TOL * scale:
             nodes, yk, ck, dy, dc = (np.array(column) for column in zip(*entries, strict=True))
-            return nodes, yk.astype(complex), ck.astype(complex), dy, dc, coef
+            return nodes, yk.astype(complex), ck.astype(complex), dy, dc, spectrum
         with np.errstate(all="ignore"):
             mu = _pole_moments(rest[j : j + 1], y)
             seed = (j, complex(mu[1][0] / mu[0][0]))
         if not np.isfinite(seed[1]):
             return None
     return None
+
+
+class _Spectrum(NamedTuple):
+    """Each row's FFT on the y-circle (divided by :data:`_NY`): its bins ``< NY/2`` (``low``),
+    the largest modulus among the others (``nu``: the negative powers, and the aliasing they
+    bound), and the sum of all moduli (``M >= max_y`` of the row)."""
+
+    low: np.ndarray
+    nu: np.ndarray
+    M: np.ndarray
+
+
+def _spectrum(rows) -> _Spectrum:
+    """The :class:`_Spectrum` of ``rows``, a block of rows at a time."""
+    n, half = len(rows), _NY // 2
+    out = _Spectrum(np.empty((n, half), complex), np.empty(n), np.empty(n))
+    for s in _blocks(n, _NY):
+        coef = np.fft.fft(rows[s], axis=1) / _NY
+        moduli = np.abs(coef)
+        out.low[s], out.nu[s], out.M[s] = coef[:, :half], moduli[:, half:].max(1), moduli.sum(1)
+    return out
+
+
+def _blocks(count, width) -> list:
+    """Slices of ``range(count)`` whose rows of ``width`` elements hold at most :data:`_BLOCK`
+    elements in all (one row at least)."""
+    step = max(1, _BLOCK // max(width, 1))
+    return [slice(i, min(i + step, count)) for i in range(0, count, step)]
 
 
 def _saddle(frame: _Frame, grid):
@@ -338,36 +373,27 @@ def _through(frame: _Frame, saddle, t_from, t_max, n):
     try:
         x, dx = _contour(x0, n, not frame.remove, frame.R)
         rows, dx1 = frame.rows(x)
-        tracked = _track(frame, x, rows.Bh, start)
+        scale = float(np.abs(rows.Bh).max())
+        tracked = _track(frame, x, rows.Bh, start)  # (rows.Bh less the poles from here on)
     except (ArithmeticError, np.linalg.LinAlgError):
         return None
     if tracked is None:  # (the y-check: no negative powers left in any row)
         return None
     y, R = frame.y, frame.R
-    scale = float(np.abs(rows.Bh).max())
-    poles, yk, ck, dyk, dck, coef = tracked
+    poles, yk, ck, dyk, dck, spectrum = tracked
     if not _x_analytic(frame, x, dx):
         return None
     t = np.arange(t_from, t_max + 1, dtype=float)
     # the residue sum S_t = sum w psi^-t, w = -c dx / (2 pi i x y_k): every term of every
     # other sum below is scaled by exp(-top_t), top_t the log of S_t's largest term
-    w = -ck * dx[poles] / (2j * np.pi * x[poles] * yk)
-    log_terms = np.log(w)[None, :] - t[:, None] * np.log(x[poles] * yk)[None, :]
-    top = log_terms.real.max(1)
-    with np.errstate(over="ignore"):
-        parts = np.exp(log_terms - top[:, None])
-    S = parts.sum(1)
-    moduli = np.abs(parts)
-    err_S = (
-        np.abs(S - 2 * parts[:, poles % 2 == 0].sum(1))
-        + (12 * t + 60) * _U * moduli.sum(1)
-        + (moduli * (dck / np.abs(ck) + (t[:, None] + 1) * dyk / np.abs(yk))).sum(1)
-    )
+    top, S, err_S = _residues(-ck * dx[poles] / (2j * np.pi * x[poles] * yk),
+                              x[poles] * yk, poles % 2 == 0, dck / np.abs(ck),
+                              dyk / np.abs(yk), t)  # fmt: skip
     # the rest, and where the poles at 1 were taken out g_t (contour sums of G) and h_t (mean
     # over the y-circle), each a sum of weights times powers: summed where it may matter,
     # bounded (see _powers) elsewhere
     on_x = np.abs(dx) / (2 * np.pi * np.abs(x))
-    total, error = _rest(coef, x, dx, on_x, t, top, scale, R)
+    total, error = _rest(spectrum, x, dx, on_x, t, top, scale, R)
     total = total + S
     error = error + err_S
     if frame.remove:
@@ -386,33 +412,56 @@ def _through(frame: _Frame, saddle, t_from, t_max, n):
     return PoleCurve(E, err, x0, psi0)
 
 
-def _rest(coef, x, dx, on_x, t, top, scale, R):
+def _residues(w, psi, even, rel_c, rel_y, t):
+    """``(top, S, err)``: the residue sum ``S_t = sum w psi^-t`` scaled by ``exp(-top_t)``,
+    ``top_t`` the log of its largest term, and its error: the trapezoidal difference to the
+    nodes ``even``, rounding, and the pole data's (relative errors ``rel_c`` of the residues,
+    ``rel_y`` of the poles, which enter as ``(t + 1) rel_y``); a block of depths at a time."""
+    log_w, log_psi = np.log(w), np.log(psi)
+    top, S, err = np.empty(len(t)), np.empty(len(t), complex), np.empty(len(t))
+    for s in _blocks(len(t), len(w)):
+        ts = t[s, None]
+        log_terms = log_w[None, :] - ts * log_psi[None, :]
+        top[s] = log_terms.real.max(1)
+        with np.errstate(over="ignore"):
+            parts = np.exp(log_terms - top[s, None])
+        S[s] = parts.sum(1)
+        moduli = np.abs(parts)
+        err[s] = (
+            np.abs(S[s] - 2 * parts[:, even].sum(1))
+            + (12 * ts[:, 0] + 60) * _U * moduli.sum(1)
+            + (moduli * (rel_c + (ts + 1) * rel_y)).sum(1)
+        )
+    return top, S, err
+
+
+def _rest(spectrum: _Spectrum, x, dx, on_x, t, top, scale, R):
     """The rest ``(1/(2 pi i)^2) sum sum (Bh - P) x^(-t-1) y^(-t-1)`` (scaled by ``exp(-top)``)
     and its error.  Row ``j``'s FFT bin ``t < NY/2`` holds the Laurent coefficient
     ``a_t(x_j) R^t`` (times the phase of the half-step nodes), up to the aliasing that the
     check's bins ``>= NY/2`` bound (``nu_j``); the x-sum is a trapezoidal sum on the contour.
     Deeper, only the bound ``max_y |Bh - P| (R |x|)^-t`` is used."""
-    ny = coef.shape[1]
-    nu = np.abs(coef[:, ny // 2 :]).max(1) + 8 * _U * scale
-    M = np.abs(coef).sum(1) + 8 * _U * scale  # >= max_y |Bh - P| (the sum of all bins)
+    ny = _NY
+    nu = spectrum.nu + 8 * _U * scale
+    M = spectrum.M + 8 * _U * scale  # >= max_y |Bh - P| (the sum of all bins)
     value = np.zeros(len(t), complex)
     _, error = _powers(M * on_x, R * np.abs(x), t, top, signed=False)
-    held = (t < ny // 2 - 4) & (error >= 1e-17)  # (below 1e-17 the bound serves)
-    if held.any():
-        k = t[held].astype(int)
-        phase = np.exp(-1j * np.pi * k / ny)
-        weights = dx / (2j * np.pi * x)
+    held = np.flatnonzero((t < ny // 2 - 4) & (error >= 1e-17))  # (below 1e-17 the bound serves)
+    weights, log_Rx = dx / (2j * np.pi * x), np.log(R * x)
+    for s in _blocks(len(held), len(x)):
+        at = held[s]
+        k = t[at].astype(int)
         terms = (
-            coef[:, k].T
-            * phase[:, None]
+            spectrum.low[:, k].T
+            * np.exp(-1j * np.pi * k / ny)[:, None]
             * weights[None, :]
-            * np.exp(-t[held, None] * np.log(R * x)[None, :] - top[held, None])
+            * np.exp(-t[at, None] * log_Rx[None, :] - top[at, None])
         )
-        value[held] = terms.sum(1)
-        _, alias = _powers(nu * on_x, R * np.abs(x), t[held], top[held], signed=False)
-        error[held] = (
-            np.abs(value[held] - 2 * terms[:, ::2].sum(1))
-            + (4 * t[held] + 20) * _U * np.abs(terms).sum(1)
+        value[at] = terms.sum(1)
+        _, alias = _powers(nu * on_x, R * np.abs(x), t[at], top[at], signed=False)
+        error[at] = (
+            np.abs(value[at] - 2 * terms[:, ::2].sum(1))
+            + (4 * t[at] + 20) * _U * np.abs(terms).sum(1)
             + 2 * alias
         )
     return value, error
@@ -424,25 +473,25 @@ def _powers(weights, base, t, top, *, signed=True):
     ``signed=False``, the sum of moduli as a bound (value ``None``).  Where the bound
     ``sum |weights| min|base|^-t exp(-top)`` is below 1e-17 the sum is not formed: the bound
     is its error (the depths where these terms matter are few, and the full matrix of
-    depths times nodes is large)."""
-    log_w = np.log(np.abs(weights))
-    coarse = np.exp(_log_sum(log_w[None, :])[0] - t * np.log(np.abs(base)).min() - top)
+    depths times nodes is large); elsewhere a block of depths at a time."""
+    log_w, log_base = np.log(np.abs(weights)), np.log(base)
+    coarse = np.exp(_log_sum(log_w[None, :])[0] - t * log_base.real.min() - top)
     value = np.zeros(len(t), complex)
     error = coarse.copy()
-    small = coarse < 1e-17
-    if small.all():
-        return (value if signed else None), error
-    ts = t[~small, None]
-    if signed:
-        terms = weights[None, :] * np.exp(-ts * np.log(base)[None, :] - top[~small, None])
-        value[~small] = terms.sum(1)
-        error[~small] = np.abs(value[~small] - 2 * terms[:, ::2].sum(1)) + (
-            (4 * ts[:, 0] + 20) * _U * np.abs(terms).sum(1)
-        )
-        return value, error
-    logs = log_w[None, :] - ts * np.log(np.abs(base))[None, :] - top[~small, None]
-    error[~small] = np.exp(_log_sum(logs))
-    return None, error
+    formed = np.flatnonzero(coarse >= 1e-17)
+    for s in _blocks(len(formed), len(weights)):
+        at = formed[s]
+        ts = t[at, None]
+        if signed:
+            terms = weights[None, :] * np.exp(-ts * log_base[None, :] - top[at, None])
+            value[at] = terms.sum(1)
+            error[at] = np.abs(value[at] - 2 * terms[:, ::2].sum(1)) + (
+                (4 * ts[:, 0] + 20) * _U * np.abs(terms).sum(1)
+            )
+        else:
+            error[at] = np.exp(_log_sum(log_w[None, :] - ts * log_base.real[None, :]
+                                        - top[at, None]))  # fmt: skip
+    return (value if signed else None), error
 
 
 def _x_analytic(frame: _Frame, x, dx) -> bool:

@@ -154,3 +154,19 @@ def test_an_overflowing_curve_is_refused_where_it_leaves_the_float_range(monkeyp
     assert "E_51" in str(refusal) and "float64 range" in str(refusal)
     assert refusal.radius is None and refusal.n is None
     assert beyond.overflowed  # ridge_curve's search ends there: no torus brings it back
+
+
+def test_blocks_of_rows_and_depths_give_the_numbers_of_one_block(monkeypatch):
+    """The path holds only its rows of Bh and blocks of rows or depths (``_BLOCK`` elements):
+    cut into blocks of 64 rows and 2 depths at GROWING, t = 1 .. 300, the curve and its bound
+    are those of blocks as large as each array (any difference is in the last bits)."""
+    p = dv.Point.of(*GROWING)
+    whole = rp.deep_curve(p, 1, 300, n=1024)
+    monkeypatch.setattr(rp, "_BLOCK", 64 * rp._NY)
+    assert [(s.start, s.stop) for s in rp._blocks(130, rp._NY)] == [(0, 64), (64, 128), (128, 130)]
+    assert len(rp._blocks(300, 1024)) == 2  # blocks of 256 depths of 1024 nodes
+    monkeypatch.setattr(rp, "_BLOCK", 2 * 1024)
+    blocked = rp.deep_curve(p, 1, 300, n=1024)
+    assert np.max(np.abs(blocked.E / whole.E - 1)) < 1e-13
+    assert np.max(np.abs(blocked.error / whole.error - 1)) < 1e-6
+    assert np.all(whole.error[199:] <= 1e-6 * whole.E[199:])  # a curve worth comparing
