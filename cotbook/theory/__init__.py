@@ -24,6 +24,8 @@ Modules (each has one job):
 - :mod:`.derivation`  -- Appendix C executed step by step, to the closed system (App. C.9).
 - :mod:`.ridge`       -- the lambda >= 0 curve: the closed system read off a torus (imported
   by name).
+- :mod:`.ridge_torus` -- one torus of it: E_t off a 2-D FFT of B, inside the unit polydisc or
+  beyond it with B's poles at 1 taken out, with its check and bound (used by :mod:`.ridge`).
 - :mod:`.ridge_pole`  -- deep depths of a growing lambda > 0 curve: the mixed sector's pole,
   through the saddle (used by :mod:`.ridge`).
 - :mod:`.ridge_coverage` -- how deep the lambda > 0 curve is certified at random points of the

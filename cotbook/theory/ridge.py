@@ -7,7 +7,8 @@ of B on a torus ``|x| = |y| = r``, chooses the torus by an analyticity check, an
 every depth it returns.  ``m13`` comes from the closed system solved in
 :mod:`cotbook.theory.derivation` (its u- and v-sectors, continued to the torus' nodes) and the
 compiled mixed sector of :mod:`cotbook.theory._torus` (both through
-:mod:`cotbook.theory._nodes`).  Where E_t grows faster than a torus can follow, the depths
+:mod:`cotbook.theory._nodes`), one torus at a time (:mod:`cotbook.theory.ridge_torus`).
+Where E_t grows faster than a torus can follow, the depths
 beyond it come from the mixed sector's pole (:mod:`cotbook.theory.ridge_pole`).
 :func:`depth_map` is the ridge chapter's study of the best depth over ``tau`` and ``lam``.
 """
@@ -21,7 +22,7 @@ import numpy as np
 
 from .. import _checks
 from .._threads import on_one_blas_thread
-from . import _nodes, domain, ridge_pole
+from . import domain, ridge_pole, ridge_torus
 from .derivation import Point
 
 __all__ = [
@@ -58,112 +59,7 @@ poles at 1 costs digits like ``1/(r - 1)^2``)."""
 _R_NEAR = 1.005
 _R_CAP = 2.0  # the largest radius the bisection above the ladder tries
 _DEEP_N = 2048  # where a search for more depths than a torus of this size holds starts
-_POLE_NODES = 64  # nodes of the circle around x = 1 whose means give F(x, 1), F(1, y), F(1, 1)
 _REFINE_RTOL = 1e-3  # the bisection stops when its passing and failing radii are this close
-
-
-def _torus_coefficients(p: Point, r, n):
-    """``b[s, t] r^{s+t}`` for ``B(x, y) = m13(u(x), v(y)) / ((1-x)(1-y))`` on the torus
-    ``|x| = |y| = r < 1`` with ``n`` points per circle (2-D FFT), ``u(x) = -x/(alpha(1-x))``;
-    also ``max |B|`` on the torus."""
-    x = r * np.exp(2j * np.pi * np.arange(n) / n)
-    ring = _nodes.sectors(p, x)
-    with np.errstate(all="ignore"):
-        Bxy = _nodes.m13(p, ring, ring) / ((1 - x)[:, None] * (1 - x)[None, :])
-    if not np.all(np.isfinite(Bxy)):
-        raise ArithmeticError("closed system: B is not finite on the torus")
-    return np.fft.fft2(Bxy) / (n * n), float(np.abs(Bxy).max())
-
-
-def _beyond_curve(p: Point, r, n, t_max, failures=None):
-    """``(E, err, aliased)`` on a torus of radius ``r > 1``, or ``None`` where it fails.
-
-    ``F = m13(u(x), v(y))`` is analytic at ``x = 1`` and ``y = 1`` (``u = infinity`` is a
-    regular point of the sectors), but ``B = F / ((1-x)(1-y))`` has poles there wherever
-    ``E_inf = F(1, 1) > 0``.  They are taken out exactly::
-
-        B = K / ((1-x)(1-y)) + G(x) / (1-y) + H(y) / (1-x) + Bh(x, y),
-        K = F(1, 1),  G = (F(x, 1) - K) / (1-x),  H = (F(1, y) - K) / (1-y),
-
-    with ``Bh`` analytic in the polydisc of F, so ``E_t = K + g_t + h_t + bh_tt``.  ``F(x, 1)``,
-    ``F(1, y)`` and ``K`` are means over ``M = 64`` nodes of the circle ``|x - 1| = (r-1)/2``
-    (Cauchy's formula; their error is bounded by the difference to every second node, plus
-    ``8 u max|F|`` for the rounding of the mean ``K``: where ``E_inf = 0`` it is round-off).  ``G``,
-    ``H`` and ``Bh`` are read off 1-D and 2-D FFTs on the circle ``|x| = r`` (nodes half a step
-    off the real axis) with the check of ``_torus_curve`` on each; the bound adds their
-    ``2 max(nu, floor) r^-t`` (1-D) and ``r^-2t`` (2-D) terms, the floors carrying the
-    cancellation in the numerators of ``G``, ``H`` and ``Bh`` near ``x = 1``."""
-    u = np.finfo(float).eps
-    x = r * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
-    near = 1 + (r - 1) / 2 * np.exp(2j * np.pi * (np.arange(_POLE_NODES) + 0.5) / _POLE_NODES)
-    try:
-        ring, one = _nodes.sectors(p, x), _nodes.sectors(p, near)
-        Fxy, Fx1, F1y, F11 = (
-            _nodes.m13(p, a, b) for a, b in ((ring, ring), (ring, one), (one, ring), (one, one))
-        )
-    except (ArithmeticError, np.linalg.LinAlgError):
-        _failed(failures, np.inf, np.inf)
-        return None
-    K, fx1, f1y = F11.mean(), Fx1.mean(1), F1y.mean(0)
-    dK = abs(F11[::2, ::2].mean() - K)
-    dx1 = float(np.abs(Fx1[:, ::2].mean(1) - fx1).max())
-    d1y = float(np.abs(F1y[::2].mean(0) - f1y).max())
-    maxF = float(max(np.abs(Fxy).max(), np.abs(F11).max()))
-    if max(dK, dx1, d1y) > 1e-12 * maxF:
-        _failed(failures, np.inf, np.inf)  # Cauchy's means not converged: a singularity near 1
-        return None
-    w = 1 - x
-    wmin = float(np.abs(w).min())
-    Bh = (Fxy - fx1[:, None] - f1y[None, :] + K) / (w[:, None] * w[None, :])
-    G, H = (fx1 - K) / w, (f1y - K) / w
-    phase = np.exp(-1j * np.pi * np.arange(n) / n)  # x_j = r w^(j + 1/2)
-    cb = np.fft.fft2(Bh) / (n * n) * phase[:, None] * phase[None, :]
-    cg, ch = np.fft.fft(G) / n * phase, np.fft.fft(H) / n * phase
-    half = n // 2
-    nu = max(float(np.abs(cb[half:, :]).max()), float(np.abs(cb[:half, half:]).max()))
-    nu_g, nu_h = float(np.abs(cg[half:]).max()), float(np.abs(ch[half:]).max())
-    floor = u * float(np.abs(Bh).max()) + (dx1 + d1y + dK + 4 * u * maxF) / wmin**2
-    floor_g = u * float(np.abs(G).max()) + (dx1 + dK + 2 * u * maxF) / wmin
-    floor_h = u * float(np.abs(H).max()) + (d1y + dK + 2 * u * maxF) / wmin
-    # beyond the depths the bins hold, B's tail is bounded by the bins above n/2 that the check
-    # read (its coefficients fall geometrically on r > 1): there E_t = K within the same bound
-    t = np.arange(t_max + 1)
-    held = np.arange(min(t_max, _held(n)) + 1)
-    g, b = np.zeros(t_max + 1, complex), np.zeros(t_max + 1, complex)
-    g[held], b[held] = cg[held] + ch[held], cb[held, held]
-    with np.errstate(over="ignore"):
-        E = np.real(K + g * r ** (-1.0 * t) + b * r ** (-2.0 * t))
-    scale = max(float(np.abs(Bh).max()), float(np.abs(G).max()), float(np.abs(H).max()), maxF)
-    if max(nu, nu_g, nu_h) > 1e-12 * scale or abs(E[0] - 1.0) > 1e-10:
-        _failed(failures, max(nu, nu_g, nu_h) / scale, abs(E[0] - 1.0))
-        return None
-    with np.errstate(over="ignore"):
-        err = (
-            2.0 * max(nu, floor) * r ** (-2.0 * t)
-            + 2.0 * (max(nu_g, floor_g) + max(nu_h, floor_h)) * r ** (-1.0 * t)
-            + dK
-            + 8 * u * float(np.abs(F11).max())  # rounding of the mean K
-        )
-    return E, err, bool(nu > floor or nu_g > floor_g or nu_h > floor_h)
-
-
-def _held(n) -> int:
-    """The deepest depth whose coefficient the bins of an ``n``-point torus hold (``n/2 - 4``:
-    the bins from ``n/2`` up are the check's)."""
-    return (n - 8) // 2
-
-
-def _failed(failures, nu_rel, e0_off):
-    """Note in ``failures`` (a list, or ``None``) by how much a torus failed the check: the
-    larger of ``nu / max|B|`` and ``|E_0 - 1|`` (``inf`` where there is no sector solution).
-    A failure is soft (:func:`_soft`) where both are below 1e-6, as aliasing leaves them: more
-    points per circle may accept the torus; a larger one is hard (a singularity inside)."""
-    if failures is not None:
-        failures.append(max(nu_rel, e0_off))
-
-
-def _soft(failure) -> bool:
-    return failure <= 1e-6
 
 
 class RidgeCurve(NamedTuple):
@@ -201,44 +97,6 @@ class RidgeAccuracyError(domain.AccuracyError):
         self.curve = curve  # (E, err) on that torus, for the pole path beyond it
 
 
-def _torus_curve(p: Point, r, n, t_max, failures=None):
-    """The curve on one torus, or ``None`` where the torus fails the analyticity check.
-
-    The FFT of ``B`` on ``|x| = |y| = r`` holds ``b[s, t] r^{s+t}`` in its bins ``s, t < n/2``
-    only if ``B`` is analytic in the polydisc of radius ``r``: a singularity inside adds a
-    principal part, i.e. *negative* powers, which land in the bins ``>= n/2``.  Those bins also
-    hold the aliased Taylor coefficients of degree ``>= n/2``, so their largest modulus ``nu``
-    bounds both a principal part and the aliasing of the bins read.  The torus is accepted when
-    ``nu <= 1e-12 max|B|`` and the constant term is ``E_0 = B(0, 0) = 1`` to ``1e-10``; the error
-    of ``E_t`` is then ``2 max(nu, u max|B|) / r^{2t}`` (``u`` the unit roundoff; the FFT's
-    rounding error per bin shows in ``nu`` itself).  Returns ``(E, err, aliased)``:
-    ``aliased`` says that ``nu`` sets the bound (``nu > u max|B|``), so more points per circle
-    would lower it (measured: at rounding level ``nu`` is 0.01-0.06 ``u max|B|``).  A torus
-    beyond ``|x| = 1`` goes through ``_beyond_curve``, which takes the poles of B at ``x = 1``
-    and ``y = 1`` out first.
-    """
-    if r > 1:
-        return _beyond_curve(p, r, n, t_max, failures)
-    try:
-        coef, bmax = _torus_coefficients(p, r, n)
-    except (ArithmeticError, np.linalg.LinAlgError):
-        _failed(failures, np.inf, np.inf)
-        return None
-    half = n // 2
-    nu = max(float(np.abs(coef[half:, :]).max()), float(np.abs(coef[:half, half:]).max()))
-    if nu > 1e-12 * bmax or abs(coef[0, 0] - 1.0) > 1e-10:
-        _failed(failures, nu / bmax, abs(coef[0, 0] - 1.0))
-        return None
-    t = np.arange(min(t_max, _held(n)) + 1)
-    floor = np.finfo(float).eps * bmax
-    E, err = np.zeros(t_max + 1), np.full(t_max + 1, np.inf)  # deeper: not held (see _held)
-    with np.errstate(over="ignore"):
-        scale = r ** (-2.0 * t)
-        E[t] = np.real(coef[t, t]) * scale
-        err[t] = 2.0 * max(nu, floor) * scale
-    return E, err, bool(nu > floor)
-
-
 @on_one_blas_thread
 def ridge_curve(
     alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=RIDGE_RTOL, atol=1e-12
@@ -255,19 +113,19 @@ def ridge_curve(
 
     **Which torus.**  The coefficients are those of the Taylor series only if B is analytic in
     the polydisc ``|x|, |y| <= r``.  Each torus on the ladder ``r = 0.95 * 0.9^k`` is checked
-    (see ``_torus_curve``): a singularity inside puts negative powers into the FFT, and the
-    constant term must be ``E_0 = 1``.  The largest torus that passes is used if the next
-    passing torus below it gives the same curve within the two error bounds (a second,
-    independent contour); otherwise the search goes on down the ladder.  If that curve is not
-    certified, a bisection in ``r`` (see ``_refine``) looks for the torus that certifies most
-    depths among those that pass the check and agree with the ladder's curve: the bound
+    (see :func:`cotbook.theory.ridge_torus.curve`): a singularity inside puts negative powers
+    into the FFT, and the constant term must be ``E_0 = 1``.  The largest torus that passes is
+    used if the next passing torus below it gives the same curve within the two error bounds (a
+    second, independent contour); otherwise the search goes on down the ladder.  If that curve
+    is not certified, a bisection in ``r`` (see ``_refine``) looks for the torus that certifies
+    most depths among those that pass the check and agree with the ladder's curve: the bound
     ``2 max(nu, u max|B|) r^-2t`` grows more slowly with ``t`` on a larger torus.  It searches
-    bands apart, from the ladder's radius to 0.999 and, where the ladder's top rung 0.95
-    passed, from 1.03 to 2, and where 1.03 fails (a singularity of B just beyond ``|x| = 1``,
-    as where E_t decays slowly) from 1.005 to 1.03: B has poles at ``x = 1`` and ``y = 1``
-    where ``E_inf > 0``, so every torus near ``r = 1`` fails; beyond it they are taken out
-    exactly (``_beyond_curve``) and the sectors are continued radially in x
-    (``_solve_sector``).  ``radius`` fixes the torus instead, with the same checks.
+    bands apart, from the ladder's radius to 0.999 and, where the ladder's top rung 0.95 passed,
+    from 1.03 to 2, and where 1.03 fails (a singularity of B just beyond ``|x| = 1``, as where
+    E_t decays slowly) from 1.005 to 1.03: B has poles at ``x = 1`` and ``y = 1`` where
+    ``E_inf > 0``, so every torus near ``r = 1`` fails; beyond it they are taken out exactly
+    (``ridge_torus.beyond``) and the sectors are continued radially in x (``_solve_sector``).
+    ``radius`` fixes the torus instead, with the same checks.
 
     **Certified output.**  ``E_0 = 1`` exactly and ``E_t >= 0``: a value more negative than its
     error bound is an :class:`~cotbook.theory.domain.AccuracyError`, one within it is
@@ -359,7 +217,7 @@ def ridge_curve(
     # past what 2048 points hold starts there (at 2 t_max + 8 points, 8192 from t_max = 2045,
     # one torus cost 11 s, and (0.5, 0.5, 0.01, lam = 1) took 135 s to t_max = 2300, against
     # 6 s to 10^4)
-    deep = t_max > _held(_DEEP_N)
+    deep = t_max > ridge_torus.held(_DEEP_N)
     n_low = 512 if deep else 2 * t_max + 8
     if n is None:
         n = 2048 if deep else max(512, 1 << (n_low - 1).bit_length())
@@ -372,7 +230,7 @@ def ridge_curve(
         r = _checks.positive("radius", radius)
         if r > _R_CAP or r == 1:
             raise ValueError(f"radius must be in (0, {_R_CAP:g}] and not 1, got {radius!r}")
-        found = _torus_curve(p, r, n, t_max)
+        found = ridge_torus.curve(p, r, n, t_max)
         if found is None:
             raise RidgeAccuracyError(
                 f"ridge_curve: the torus of radius {r:g} fails the analyticity check at "
@@ -546,8 +404,8 @@ def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
     width :data:`_REFINE_RTOL`, at ``n`` points per circle; each must pass the check and agree
     with the ladder's curve ``base = (E, err)`` within both bounds (``None`` if none does); the
     smallest radius the bisection moved down from (``hi`` if none); and whether any torus
-    failed the check softly, as aliasing does (see ``_failed``).  A band beyond ``|x| = 1``
-    (``lo > 1``) is entered only if its lowest torus passes.
+    failed the check softly, as aliasing does (see ``ridge_torus.soft``).  A band beyond
+    ``|x| = 1`` (``lo > 1``) is entered only if its lowest torus passes.
 
     The bisection moves up past a torus whose bound rounding sets and down past one whose bound
     aliasing sets (or that fails): its error ``2 max(nu, u max|B|) r^-2t`` falls with ``r``
@@ -559,7 +417,7 @@ def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
     first = entry = lo if lo > 1 else None
     while hi > lo * (1 + _REFINE_RTOL):
         r, first = (first, None) if first else (math.sqrt(lo * hi), None)
-        found = _torus_curve(p, r, n, t_max, failures)
+        found = ridge_torus.curve(p, r, n, t_max, failures)
         agrees = found is not None and _agree(*found[:2], *base)
         if not agrees:
             if r == entry:  # no torus in this band beyond |x| = 1 at this n
@@ -578,7 +436,7 @@ def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
             hi = r
         else:
             lo = r
-    return best, hi, any(map(_soft, failures))
+    return best, hi, any(map(ridge_torus.soft, failures))
 
 
 def _beyond_range(value, error, rtol) -> bool:
@@ -610,8 +468,8 @@ def _ladder(p: Point, n, t_max, before=None):
     """``((E, err, r, aliased), None)`` on the largest torus of the ladder that passes the
     check and agrees with the next passing one below it within both bounds
     (:func:`ridge_curve`); ``(None, failures)`` where no two do, with the failure of each
-    rung of the coarse descent (see ``_failed``) where every one of them failed, for the call
-    at twice the points (``before``).
+    rung of the coarse descent (see ``ridge_torus.soft``) where every one of them failed, for
+    the call at twice the points (``before``).
 
     More points per circle cannot help, and the refusal is raised at once, where every rung of
     the coarse descent fails hard, or where none of their failures fell tenfold since
@@ -624,7 +482,7 @@ def _ladder(p: Point, n, t_max, before=None):
     def at(k):  # the curve on rung k of the ladder (None: fails the check), computed once
         if k not in curves:
             failed: list = []
-            curves[k] = _torus_curve(p, _RADII[k], n, t_max, failed)
+            curves[k] = ridge_torus.curve(p, _RADII[k], n, t_max, failed)
             if failed:
                 failures[k] = failed[0]
         return curves[k]
@@ -632,7 +490,7 @@ def _ladder(p: Point, n, t_max, before=None):
     # coarse descent (every 4th rung) to the first passing rung, then up while rungs pass
     k = next((k for k in range(0, len(_RADII), 4) if at(k) is not None), None)
     if k is None:
-        if not any(map(_soft, failures.values())) or (
+        if not any(map(ridge_torus.soft, failures.values())) or (
             before is not None and all(failures[j] > before[j] / 10 for j in failures)
         ):
             raise _no_torus(p)
@@ -658,10 +516,11 @@ def _certified(p: Point, E, err, r, n, rtol, atol) -> RidgeCurve:
         bad = ~(np.isfinite(E) & np.isfinite(err) & (err <= rtol * np.abs(E) + atol))
     if bad.any():
         t = int(np.argmax(bad))
-        if r < 1 and t > _held(n):
+        if r < 1 and t > ridge_torus.held(n):
             raise RidgeAccuracyError(
-                f"ridge_curve: E_{t} at {p} lies deeper than the {_held(n)} depths a torus inside "
-                f"|x| = 1 holds at n = {n} (radius {r:.6g}), and no torus beyond |x| = 1 served",
+                f"ridge_curve: E_{t} at {p} lies deeper than the {ridge_torus.held(n)} depths a "
+                f"torus inside |x| = 1 holds at n = {n} (radius {r:.6g}), and no torus beyond "
+                "|x| = 1 served",
                 t - 1,
                 r,
                 n,

@@ -56,7 +56,7 @@ from .derivation import Point
 _U = np.finfo(float).eps / 2
 _R = 1.03  # the y-circle's radius (ridge.R_ABOVE: the poles at 1 are taken out beyond it)
 _R_BEYOND = (_R, 1.01)  # the beyond frame's y-circles: first, and last of all the frames
-_POLE_NODES = 64  # nodes of the circle around 1 (as ridge._beyond_curve)
+_POLE_NODES = 64  # nodes of the circle around 1 (as ridge_torus.beyond)
 _NY = 4096  # nodes of the y-circle
 _SMALL = (0.02, 1e-3)  # radii of the two small circles around each pole (the first at most a
 # third of the way to y = 1: 0.02 saw B's pole at 1 from y_k = 0.971)

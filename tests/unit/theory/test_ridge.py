@@ -17,6 +17,7 @@ from cotbook import theory
 from cotbook.simulation import simulate
 from cotbook.theory import derivation as dv
 from cotbook.theory import ridge as rg
+from cotbook.theory import ridge_torus as rt
 
 
 # ---- step 5: E_t for lambda >= 0 -----------------------------------------------------------
@@ -43,7 +44,7 @@ def test_error_bound_holds_on_every_accepted_torus():
     ref = theory.error_curve(2.0, 2.0, 0.01, 40)
     accepted = 0
     for r in rg._RADII[:10]:
-        found = rg._torus_curve(p, r, 512, 40)
+        found = rt.curve(p, r, 512, 40)
         if found is not None:
             accepted += 1
             E, err, _ = found
@@ -206,8 +207,8 @@ def test_a_depth_a_refusal_names_as_certified_is_returned():
     assert 0.9 < rg.ridge_curve(0.5, 10.0, 0.01, 140, lam=1e-5).radius < 1
     # the 1024-point torus passes the check but is flagged as aliased; 2048 points: rounding
     p = dv.Point.of(0.5, 10.0, 0.01, 1e-5)
-    assert rg._torus_curve(p, rg._RADII[0], 1024, 140)[2]
-    assert not rg._torus_curve(p, rg._RADII[0], 2048, 140)[2]
+    assert rt.curve(p, rg._RADII[0], 1024, 140)[2]
+    assert not rt.curve(p, rg._RADII[0], 2048, 140)[2]
 
 
 @pytest.fixture(scope="module")
@@ -298,9 +299,9 @@ def test_a_search_that_more_points_cannot_help_stops_at_once(monkeypatch):
 
     def rounding(p, r, n, t_max, failures=None):
         tried.append(n)
-        rg._failed(failures, 1e-9, 0.0)
+        rt._failed(failures, 1e-9, 0.0)
 
-    monkeypatch.setattr(rg, "_torus_curve", rounding)
+    monkeypatch.setattr(rt, "curve", rounding)
     with pytest.raises(rg.RidgeAccuracyError, match="no two tori"):
         rg.ridge_curve(2.0, 0.2, 0.01, 3, lam=1e-8)
     assert sorted(set(tried)) == [512, 1024]
@@ -321,7 +322,7 @@ def test_a_torus_past_the_float_range_ends_the_search_by_name(monkeypatch):
             E = 10.0 ** (10.0 * np.arange(t_max + 1))  # inf from t = 31 on
         return E, 1e-9 * E if bound_overflows else np.minimum(1e-9 * E, 1e299), False
 
-    monkeypatch.setattr(rg, "_torus_curve", overflowing)
+    monkeypatch.setattr(rt, "curve", overflowing)
     with pytest.raises(rg.RidgeAccuracyError, match="E_31 .* exceeds the float64 range") as refusal:
         rg.ridge_curve(2.0, 3.0, 0.01, 40, lam=0.1)
     assert refusal.value.overflow and refusal.value.certified_to == 30
@@ -342,9 +343,9 @@ def test_a_torus_between_1_and_1_03_serves_where_b_is_singular_below_1_03():
     r^-t, below 1e-15 at t = 10^4."""
     point = (1.5219, 7.8562, 0.021019, 2.59e-05)
     p = dv.Point.of(*point)
-    assert rg._beyond_curve(p, 1.03, 2048, 60) is None
-    E, err, _ = rg._beyond_curve(p, 1.0135, 4096, 10_000)
-    E_in, err_in, _ = rg._torus_curve(p, 0.9, 1024, 60)
+    assert rt.beyond(p, 1.03, 2048, 60) is None
+    E, err, _ = rt.beyond(p, 1.0135, 4096, 10_000)
+    E_in, err_in, _ = rt.curve(p, 0.9, 1024, 60)
     assert abs(E[0] - 1) < 1e-12 and np.all(err[:61] < 1e-9) and err[-1] < 1e-15
     assert np.all(np.abs(E[:61] - E_in) <= err[:61] + err_in)
 
@@ -400,7 +401,7 @@ def test_a_torus_beyond_x_1_certifies_t_10000(decays):
     assert np.all(deep.error <= rg.RIDGE_RTOL * deep.E + 1e-12)
     shallow = rg.ridge_curve(2.0, 0.5, 0.01, 1000, lam=0.1)
     assert np.all(np.abs(deep.E[:1001] - shallow.E) <= deep.error[:1001] + shallow.error)
-    held = rg._held(2048)  # the depths the bins held; beyond, E_inf and the tail's bound
+    held = rt.held(2048)  # the depths the bins held; beyond, E_inf and the tail's bound
     np.testing.assert_allclose(deep.E[held:], deep.E[-1], rtol=1e-12)
     assert deep.error[held + 1] < deep.error[held // 2] and 2.0 < deep.E[-1] < 2.1
     ridgeless = theory.error_curve(4.0, 10.0, 0.01, 1000)

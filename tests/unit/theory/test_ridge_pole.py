@@ -16,6 +16,7 @@ import pytest
 from cotbook import theory
 from cotbook.theory import derivation as dv
 from cotbook.theory import ridge as rg
+from cotbook.theory import ridge_torus as rt
 from cotbook.theory import ridge_pole as rp
 
 GROWING = (2.0, 3.0, 0.01, 1e-5)  # Figure 1's point and ridge: E_t grows like 1.027^t
@@ -104,7 +105,7 @@ def test_two_branches_of_poles_on_one_contour_are_both_followed():
     curve = rp.deep_curve(dv.Point.of(*point), 1, 1000, n=1024)
     assert 0.7 < curve.x0 < 0.8 and abs(curve.psi0 - 0.549) < 1e-3
     assert np.all(curve.error[57:] <= 1e-6 * curve.E[57:])
-    E, err, _ = rg._torus_curve(dv.Point.of(*point), 0.69255, 2048, 119)
+    E, err, _ = rt.curve(dv.Point.of(*point), 0.69255, 2048, 119)
     assert np.all(err[58:] <= 1e-6 * E[58:])
     assert np.all(np.abs(curve.E[57:119] - E[58:]) <= curve.error[57:119] + err[58:])
     rate = np.log(curve.E[999] / curve.E[989]) / 10
@@ -125,7 +126,7 @@ def test_a_pole_between_1_01_and_1_03_is_met_on_the_nearer_circle():
     curve = rp.deep_curve(p, 1, 1000, n=2048)
     assert -0.98 < curve.x0 < -0.96 and abs(curve.psi0 - 0.9396) < 1e-3
     assert np.all(curve.error[226:] <= 1e-6 * curve.E[226:])
-    E, err, _ = rg._torus_curve(p, 0.955, 2048, 391)
+    E, err, _ = rt.curve(p, 0.955, 2048, 391)
     assert np.all(err <= 1e-6 * E)
     assert np.all(np.abs(curve.E[226:391] - E[227:]) <= curve.error[226:391] + err[227:])
     rate = np.log(curve.E[999] / curve.E[989]) / 10
