@@ -139,12 +139,11 @@ class _Frame:
     def rows(self, x) -> tuple[_Rows, float]:
         """``Bh(x_i, y_j)`` on the y-circle and ``G(x_i)``, with the largest error of the means
         ``F(x_i, 1)``."""
-        at = _nodes.sectors(self.p, x, v=False)
+        z, U, _ = _nodes.sectors(self.p, x, v=False)
         Bh, G, dx1 = np.empty((len(x), _NY), complex), np.empty(len(x), complex), 0.0
         for s in _blocks(len(x), _NY):
-            z, U, _ = at
-            Bh[s], fx1, d = self.bh(x[s], (z[s], [u[s] for u in U], None), self.y, self.ring,
-                                    self.f1y)  # fmt: skip
+            at = (z[s], [u[s] for u in U], None)
+            Bh[s], fx1, d = self.bh(x[s], at, self.y, self.ring, self.f1y)
             G[s], dx1 = (fx1 - self.K) / (1 - x[s]), max(dx1, d)
         return _Rows(Bh, G), dx1
 
@@ -386,9 +385,10 @@ def _through(frame: _Frame, saddle, t_from, t_max, n):
     t = np.arange(t_from, t_max + 1, dtype=float)
     # the residue sum S_t = sum w psi^-t, w = -c dx / (2 pi i x y_k): every term of every
     # other sum below is scaled by exp(-top_t), top_t the log of S_t's largest term
-    top, S, err_S = _residues(-ck * dx[poles] / (2j * np.pi * x[poles] * yk),
-                              x[poles] * yk, poles % 2 == 0, dck / np.abs(ck),
-                              dyk / np.abs(yk), t)  # fmt: skip
+    w = -ck * dx[poles] / (2j * np.pi * x[poles] * yk)
+    top, S, err_S = _residues(
+        w, x[poles] * yk, poles % 2 == 0, dck / np.abs(ck), dyk / np.abs(yk), t
+    )
     # the rest, and where the poles at 1 were taken out g_t (contour sums of G) and h_t (mean
     # over the y-circle), each a sum of weights times powers: summed where it may matter,
     # bounded (see _powers) elsewhere
@@ -489,8 +489,8 @@ def _powers(weights, base, t, top, *, signed=True):
                 (4 * ts[:, 0] + 20) * _U * np.abs(terms).sum(1)
             )
         else:
-            error[at] = np.exp(_log_sum(log_w[None, :] - ts * log_base.real[None, :]
-                                        - top[at, None]))  # fmt: skip
+            logs = log_w[None, :] - ts * log_base.real[None, :] - top[at, None]
+            error[at] = np.exp(_log_sum(logs))
     return (value if signed else None), error
 
 
