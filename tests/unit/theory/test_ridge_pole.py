@@ -157,6 +157,7 @@ def test_an_overflowing_curve_is_refused_where_it_leaves_the_float_range(monkeyp
     assert beyond.overflowed  # ridge_curve's search ends there: no torus brings it back
 
 
+@pytest.mark.slow
 def test_blocks_of_rows_and_depths_give_the_numbers_of_one_block(monkeypatch):
     """The path holds only its rows of Bh and blocks of rows or depths (``_BLOCK`` elements):
     cut into blocks of 64 rows and 2 depths at GROWING, t = 1 .. 300, the curve and its bound
