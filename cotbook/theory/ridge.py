@@ -8,8 +8,8 @@ every depth it returns.  ``m13`` comes from the closed system solved in
 :mod:`cotbook.theory.derivation` (its u- and v-sectors, continued to the torus' nodes) and the
 compiled mixed sector of :mod:`cotbook.theory._torus` (both through
 :mod:`cotbook.theory._nodes`), one torus at a time (:mod:`cotbook.theory.ridge_torus`).
-Where E_t grows faster than a torus can follow, the depths
-beyond it come from the mixed sector's pole (:mod:`cotbook.theory.ridge_pole`).
+Where E_t grows faster than a torus can follow, the depths beyond it come from the mixed
+sector's pole (:mod:`cotbook.theory.ridge_pole`).
 :func:`depth_map` is the ridge chapter's study of the best depth over ``tau`` and ``lam``.
 """
 
