@@ -76,6 +76,12 @@ class RidgeCurve(NamedTuple):
     """The first depth read off the mixed sector's pole (:mod:`cotbook.theory.ridge_pole`)
     instead of the torus, where E_t grows faster than a torus can follow; ``None`` where every
     depth is the torus's."""
+    beyond_from: int | None = None
+    """The first depth read off a second torus, beyond ``|x| = 1`` (radius
+    :attr:`beyond_radius`), where the torus inside it cannot hold the deep depths and the one
+    beyond cannot meet the accuracy at the shallow ones (see ``_TwoTori``); ``None`` where one
+    torus served every depth."""
+    beyond_radius: float | None = None
 
 
 class RidgeAccuracyError(domain.AccuracyError):
@@ -143,6 +149,11 @@ def ridge_curve(
     in 1.3-2.6 s, on ``r = 1.03-1.22``).  A search for more depths than 2048 points hold
     (``t_max > 1020``) starts at ``n = 2048``: at 512 points the torus at 1.03 can fail its
     check by aliasing alone, and where no torus beyond 1 serves, ``n`` doubles as needed.
+    Where a torus beyond 1 certifies only the deep depths (B singular just beyond it, E_t
+    small at the shallow ones), the shallow ones come from a torus inside, and the two are
+    joined where they agree (``RidgeCurve.beyond_from``; see ``_TwoTori``: measured at
+    ``(1.453, 7.086, 0.0247, lam = 2.979e-8)``, refused at ``t = 926`` without it, certified
+    to ``10^4`` in 56 s).
 
     **Growing curves.**  Where E_t grows, B's singularity lies inside the unit polydisc and a
     torus certifies about ``n/5`` depths.  The depths beyond come from the mixed sector's pole
@@ -243,6 +254,7 @@ def ridge_curve(
     # this n and at each doubling
     refused, base, bands, before = None, None, [], None
     beyond = _PastThePole(p, t_max, rtol, atol, enabled=not n_given)
+    tails = _TwoTori(rtol, atol)
     while True:
         if base is None:
             found, before = _ladder(p, n, t_max, before)
@@ -264,7 +276,7 @@ def ridge_curve(
                 if not k:
                     bands[:0] = [[R_ABOVE, _R_CAP], [_R_NEAR, R_ABOVE]]
         for band in list(bands):
-            found, edge, soft = _refine(p, n, t_max, base, *band, rtol, atol)
+            found, edge, soft = _refine(p, n, t_max, base, *band, rtol, atol, tails)
             if found is None:
                 if not soft:  # every torus tried encloses a singularity: drop the band
                     bands.remove(band)
@@ -277,6 +289,9 @@ def ridge_curve(
             try:
                 return _certified(p, E, err, band[0], n, rtol, atol)
             except RidgeAccuracyError as refusal:
+                joined = tails.join(p, refusal)
+                if joined is not None:
+                    return joined
                 longer = beyond.extend(refusal)
                 if isinstance(longer, RidgeCurve):
                     return longer
@@ -287,6 +302,9 @@ def ridge_curve(
         if n_given or 2 * n > n_cap or (base is not None and not bands):
             if refused is None:
                 raise _no_torus(p)
+            joined = tails.join(p, refused)  # a tail found at more points than the refusal's
+            if joined is not None:
+                return joined
             last = beyond.last_resort()  # a settling curve: the pole path once no torus serves
             if isinstance(last, RidgeCurve):
                 return last
@@ -294,6 +312,56 @@ def ridge_curve(
                 refused = last
             raise refused
         n *= 2
+
+
+class _TwoTori:
+    """A settling curve from two tori: the depths a torus inside ``|x| = 1`` certifies, and
+    the deeper ones from a torus beyond it (:func:`cotbook.theory.ridge_torus.beyond`).
+
+    Where E_t decays towards 0 or a floor and B has a singularity just beyond ``|x| = 1``,
+    neither torus serves alone: the one inside holds at most ``n/2 - 4`` depths and its bound
+    grows like ``r^-2t``; the one beyond carries the cost of taking out B's poles at 1 (about
+    ``u max|F| / (r - 1)^2``) at the shallow depths, which can miss ``atol`` where E_t is small
+    there, but its bound falls like ``r^-t``.  :meth:`offer` keeps, of the tori beyond
+    ``|x| = 1`` that passed their check and agreed with the ladder, the one whose certified
+    tail (every depth from ``start`` on) starts shallowest; :meth:`join` takes an inside
+    torus's refusal and returns the whole curve, the inside torus's depths up to its
+    ``certified_to`` and the tail's beyond, where the tail starts at or before that depth and
+    the two agree, within both bounds, at every depth both certify (at least one).  Measured at
+    ``(1.453, 7.086, 0.0247, lam = 2.979e-8)``, ``n = 4096``: the torus of radius 0.9983
+    certifies ``t <= 926``, the one of radius 1.0096 every ``t >= 386``."""
+
+    def __init__(self, rtol, atol):
+        self.rtol, self.atol = rtol, atol
+        self.tail = None  # (start, E, err, r)
+
+    def _start(self, E, err) -> int:
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(E) & np.isfinite(err) & (err <= self.rtol * np.abs(E) + self.atol)
+        bad = np.flatnonzero(~ok)
+        return int(bad[-1]) + 1 if len(bad) else 0
+
+    def offer(self, E, err, r):
+        start = self._start(E, err)
+        if start < len(E) and (self.tail is None or start < self.tail[0]):
+            self.tail = (start, E, err, r)
+
+    def join(self, p: Point, refusal: RidgeAccuracyError) -> RidgeCurve | None:
+        t_c = refusal.certified_to
+        if self.tail is None or refusal.curve is None or t_c is None or refusal.radius > 1:
+            return None
+        start, E_out, err_out, r_out = self.tail
+        both = slice(max(start, 1), t_c + 1)
+        E_in, err_in = refusal.curve
+        if not start <= t_c or not _agree(E_in[both], err_in[both], E_out[both], err_out[both]):
+            return None
+        E = np.concatenate((E_in[: t_c + 1], E_out[t_c + 1 :]))
+        err = np.concatenate((err_in[: t_c + 1], err_out[t_c + 1 :]))
+        try:
+            curve = _certified(p, E, err, refusal.radius, refusal.n, self.rtol, self.atol)
+        except RidgeAccuracyError:
+            return None
+        return curve._replace(beyond_from=t_c + 1, beyond_radius=r_out)
 
 
 _POLE_N_MAX = 16384  # most nodes on the pole path's x-contour (peak memory about 2 GB)
@@ -398,14 +466,15 @@ class _PastThePole:
         )
 
 
-def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
+def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol, tails=None):
     """``(E, err, r, aliased)`` on the torus in ``(lo, hi)`` that certifies the most leading
     depths (``err_t <= rtol |E_t| + atol``) among those a bisection in ``r`` tries, to relative
     width :data:`_REFINE_RTOL`, at ``n`` points per circle; each must pass the check and agree
     with the ladder's curve ``base = (E, err)`` within both bounds (``None`` if none does); the
     smallest radius the bisection moved down from (``hi`` if none); and whether any torus
     failed the check softly, as aliasing does (see ``ridge_torus.soft``).  A band beyond
-    ``|x| = 1`` (``lo > 1``) is entered only if its lowest torus passes.
+    ``|x| = 1`` (``lo > 1``) is entered only if its lowest torus passes; each of its tori that
+    passes and agrees is offered to ``tails`` (a :class:`_TwoTori`, or ``None``).
 
     The bisection moves up past a torus whose bound rounding sets and down past one whose bound
     aliasing sets (or that fails): its error ``2 max(nu, u max|B|) r^-2t`` falls with ``r``
@@ -425,6 +494,8 @@ def _refine(p: Point, n, t_max, base, lo, hi, rtol, atol):
             hi = r
             continue
         E, err, aliased = found
+        if r > 1 and tails is not None:
+            tails.offer(E, err, r)
         with np.errstate(invalid="ignore"):
             bad = ~(err <= rtol * np.abs(E) + atol)
         depth = int(np.argmax(bad)) if bad.any() else len(E)

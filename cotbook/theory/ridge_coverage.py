@@ -154,6 +154,9 @@ class Outcome(NamedTuple):
     """The torus the curve (or its certified part) was read on; ``None`` where not known."""
     pole_from: int | None
     """The first depth served by the mixed sector's pole (:mod:`.ridge_pole`), if any."""
+    beyond_from: int | None
+    """The first depth served by a second torus, beyond ``|x| = 1``
+    (``RidgeCurve.beyond_from``), if any."""
 
 
 def _log10(x):
@@ -176,6 +179,7 @@ def outcome(alpha, tau, sigma2, lam, t_max) -> Outcome:
             None if E is None else _log10(E[t // 2]),
             refusal.radius,
             None,
+            None,
         )
     return Outcome(
         "certified",
@@ -184,6 +188,7 @@ def outcome(alpha, tau, sigma2, lam, t_max) -> Outcome:
         _log10(curve.E[t_max // 2]),
         curve.radius,
         curve.pole_from,
+        curve.beyond_from,
     )
 
 

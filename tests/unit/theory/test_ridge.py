@@ -350,6 +350,47 @@ def test_a_torus_between_1_and_1_03_serves_where_b_is_singular_below_1_03():
     assert np.all(np.abs(E[:61] - E_in) <= err[:61] + err_in)
 
 
+@pytest.mark.slow
+def test_two_tori_serve_where_neither_serves_alone():
+    """At (1.453, 7.086, 0.0247, lam = 2.979e-8) E_t decays to 3e-18 at t = 1000, and B is
+    singular at x = 1.017: the search refused at t = 926 (a coverage point), as no torus
+    inside |x| = 1 holds t = 10^4 and every torus beyond it misses atol = 1e-12 at shallow
+    depths (r = 1.005: at t = 72-813; the cost of taking out B's poles at 1).  The torus
+    r = 0.9983 certifies t <= 919, the torus r = 1.0096 every t >= 386: joined, the whole
+    curve is certified, and the tail's values match the ridgeless engine (lam's effect there
+    is 4e-3 relative at t = 1000, 1e-5 at t = 500).  A tail that disagrees on the overlap, or
+    starts past the inside torus's reach, is not joined."""
+    point = (1.453, 7.086, 0.0247, 2.979e-08)
+    p = dv.Point.of(*point)
+    E_in, err_in, _ = rt.curve(p, 0.9983, 4096, 10_000)
+    E_out, err_out, _ = rt.beyond(p, 1.0096, 4096, 10_000)
+    with pytest.raises(rg.RidgeAccuracyError) as refused:
+        rg._certified(p, E_in, err_in, 0.9983, 4096, rg.RIDGE_RTOL, 1e-12)
+    t_c = refused.value.certified_to
+    assert 900 < t_c <= rt.held(4096)
+    tails = rg._TwoTori(rg.RIDGE_RTOL, 1e-12)
+    tails.offer(E_out, err_out, 1.0096)
+    start = tails.tail[0]
+    assert 300 < start < t_c
+    curve = tails.join(p, refused.value)
+    assert curve.beyond_from == t_c + 1 and curve.beyond_radius == 1.0096
+    assert curve.radius == 0.9983 and curve.E[0] == 1 and len(curve.E) == 10_001
+    assert np.all(curve.error <= rg.RIDGE_RTOL * curve.E + 1e-12)
+    deep = [500, 1000]
+    ridgeless = theory.errors_at(*point[:3], deep)
+    np.testing.assert_allclose(E_out[deep], ridgeless, rtol=1e-2)
+    assert 1e-18 < curve.E[1000] < 1e-17 and curve.error[-1] < 1e-17
+    bent = E_out.copy()
+    bent[start] += 10 * (err_out[start] + err_in[start])
+    tails = rg._TwoTori(rg.RIDGE_RTOL, 1e-12)
+    tails.offer(bent, err_out, 1.0096)
+    assert tails.join(p, refused.value) is None
+    late = rg.RidgeAccuracyError("shallower", start - 1, 0.9983, 4096, (E_in, err_in))
+    tails = rg._TwoTori(rg.RIDGE_RTOL, 1e-12)
+    tails.offer(E_out, err_out, 1.0096)
+    assert tails.join(p, late) is None
+
+
 def test_a_settling_curve_gets_the_pole_path_once_no_torus_serves():
     """At (3.7682, 0.7319, 0.012873, lam = 1.96e-8) E_t settles near 1.652, and every torus was
     refused at t = 889 (a random sweep's point): B is singular at x = -1.0065, a pole of the

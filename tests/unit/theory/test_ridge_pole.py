@@ -16,8 +16,8 @@ import pytest
 from cotbook import theory
 from cotbook.theory import derivation as dv
 from cotbook.theory import ridge as rg
-from cotbook.theory import ridge_torus as rt
 from cotbook.theory import ridge_pole as rp
+from cotbook.theory import ridge_torus as rt
 
 GROWING = (2.0, 3.0, 0.01, 1e-5)  # Figure 1's point and ridge: E_t grows like 1.027^t
 CROSSING = (0.5, 0.5, 0.01, 1.0)  # tau < 1, a large ridge: the saddle on the positive axis
