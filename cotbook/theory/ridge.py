@@ -82,6 +82,7 @@ class RidgeCurve(NamedTuple):
     beyond cannot meet the accuracy at the shallow ones (see ``_TwoTori``); ``None`` where one
     torus served every depth."""
     beyond_radius: float | None = None
+    """Radius of the second torus (``None`` where there is none)."""
 
 
 class RidgeAccuracyError(domain.AccuracyError):
