@@ -52,11 +52,11 @@ import numpy as np
 
 from . import _nodes
 from .derivation import Point
+from .ridge_torus import near_one
 
 _U = np.finfo(float).eps / 2
 _R = 1.03  # the y-circle's radius (ridge.R_ABOVE: the poles at 1 are taken out beyond it)
 _R_BEYOND = (_R, 1.01)  # the beyond frame's y-circles: first, and last of all the frames
-_POLE_NODES = 64  # nodes of the circle around 1 (as ridge_torus.beyond)
 _NY = 4096  # nodes of the y-circle
 _SMALL = (0.02, 1e-3)  # radii of the two small circles around each pole (the first at most a
 # third of the way to y = 1: 0.02 saw B's pole at 1 from y_k = 0.971)
@@ -109,8 +109,7 @@ class _Frame:
         self.f1y = self.H = None
         if not remove:
             return
-        near = 1 + (R - 1) / 2 * np.exp(2j * np.pi * (np.arange(_POLE_NODES) + 0.5) / _POLE_NODES)
-        self.one = _nodes.sectors(p, near)
+        self.one = near_one(p, R)
         F11 = _nodes.m13(p, self.one, self.one)
         F1y = _nodes.m13(p, self.one, self.ring)
         self.K = F11.mean()

@@ -15,9 +15,18 @@ import numpy as np
 from . import _nodes
 from .derivation import Point
 
-__all__ = ["curve", "beyond", "held", "soft"]
+__all__ = ["curve", "beyond", "held", "soft", "near_one"]
 
 _POLE_NODES = 64  # nodes of the circle around x = 1 whose means give F(x, 1), F(1, y), F(1, 1)
+
+
+def near_one(p: Point, r):
+    """The sectors (:func:`cotbook.theory._nodes.sectors`) at the 64 nodes of the circle
+    ``|x - 1| = (r - 1)/2`` (half a step off the real axis), whose means give ``F(x, 1)``,
+    ``F(1, y)`` and ``F(1, 1)`` by Cauchy's formula where F is analytic inside it (used by
+    :func:`beyond` and by :mod:`cotbook.theory.ridge_pole`'s frame beyond the poles at 1)."""
+    angle = 2j * np.pi * (np.arange(_POLE_NODES) + 0.5) / _POLE_NODES
+    return _nodes.sectors(p, 1 + (r - 1) / 2 * np.exp(angle))
 
 
 def _coefficients(p: Point, r, n):
@@ -53,9 +62,8 @@ def beyond(p: Point, r, n, t_max, failures=None):
     cancellation in the numerators of ``G``, ``H`` and ``Bh`` near ``x = 1``."""
     u = np.finfo(float).eps
     x = r * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
-    near = 1 + (r - 1) / 2 * np.exp(2j * np.pi * (np.arange(_POLE_NODES) + 0.5) / _POLE_NODES)
     try:
-        ring, one = _nodes.sectors(p, x), _nodes.sectors(p, near)
+        ring, one = _nodes.sectors(p, x), near_one(p, r)
         Fxy, Fx1, F1y, F11 = (
             _nodes.m13(p, a, b) for a, b in ((ring, ring), (ring, one), (one, ring), (one, one))
         )
