@@ -9,7 +9,9 @@ every depth it returns.  ``m13`` comes from the closed system solved in
 compiled mixed sector of :mod:`cotbook.theory._torus` (both through
 :mod:`cotbook.theory._nodes`), one torus at a time (:mod:`cotbook.theory.ridge_torus`).
 Where E_t grows faster than a torus can follow, the depths beyond it come from the mixed
-sector's pole (:mod:`cotbook.theory.ridge_pole`).
+sector's pole (:mod:`cotbook.theory.ridge_pole`); where it settles but the sectors' cut starts
+too near ``|y| = 1`` for a torus beyond it, from a circle and a loop round the cut
+(:mod:`cotbook.theory.ridge_loop`).
 :func:`depth_map` is the ridge chapter's study of the best depth over ``tau`` and ``lam``.
 """
 
@@ -22,7 +24,7 @@ import numpy as np
 
 from .. import _checks
 from .._threads import on_one_blas_thread
-from . import domain, ridge_pole, ridge_torus
+from . import domain, ridge_loop, ridge_pole, ridge_torus
 from .derivation import Point
 
 __all__ = [
@@ -83,6 +85,10 @@ class RidgeCurve(NamedTuple):
     torus served every depth."""
     beyond_radius: float | None = None
     """Radius of the second torus (``None`` where there is none)."""
+    loop_from: int | None = None
+    """The first depth read off a circle inside ``|x| = 1`` and a loop round the sectors' cut
+    in ``y`` (:mod:`cotbook.theory.ridge_loop`), where the cut starts so near ``|y| = 1`` that
+    no torus beyond it serves; ``None`` where it was not needed."""
 
 
 class RidgeAccuracyError(domain.AccuracyError):
@@ -154,7 +160,12 @@ def ridge_curve(
     small at the shallow ones), the shallow ones come from a torus inside, and the two are
     joined where they agree (``RidgeCurve.beyond_from``; see ``_TwoTori``: measured at
     ``(1.453, 7.086, 0.0247, lam = 2.979e-8)``, refused at ``t = 926`` without it, certified
-    to ``10^4`` in 56 s).
+    to ``10^4`` in 56 s).  Where the sectors' cut starts so near ``|y| = 1`` that no torus
+    beyond 1 passes its check (the cut's end at ``y_e - 1 < 0.005`` needs more points per
+    circle than a torus can hold), the deep depths come from a circle inside ``|x| = 1`` and a
+    loop round the cut in ``y`` (``RidgeCurve.loop_from``; :mod:`cotbook.theory.ridge_loop`,
+    tried once every other path has failed: measured at ``(0.9312, 11, 0.02632, lam =
+    0.00127)``, ``y_e - 1 = 6.3e-4``, refused at ``t = 919`` without it, certified to ``10^4``).
 
     **Growing curves.**  Where E_t grows, B's singularity lies inside the unit polydisc and a
     torus certifies about ``n/5`` depths.  The depths beyond come from the mixed sector's pole
@@ -309,6 +320,9 @@ def ridge_curve(
             last = beyond.last_resort()  # a settling curve: the pole path once no torus serves
             if isinstance(last, RidgeCurve):
                 return last
+            looped = _round_the_cut(p, refused, t_max, rtol, atol)  # or the loop round the cut
+            if looped is not None:
+                return looped
             if last is not None and _reach(last) > _reach(refused):
                 refused = last
             raise refused
@@ -336,33 +350,69 @@ class _TwoTori:
         self.rtol, self.atol = rtol, atol
         self.tail = None  # (start, E, err, r)
 
-    def _start(self, E, err) -> int:
-        with np.errstate(invalid="ignore"):
-            ok = np.isfinite(E) & np.isfinite(err) & (err <= self.rtol * np.abs(E) + self.atol)
-        bad = np.flatnonzero(~ok)
-        return int(bad[-1]) + 1 if len(bad) else 0
-
     def offer(self, E, err, r):
-        start = self._start(E, err)
+        start = _tail_start(E, err, self.rtol, self.atol)
         if start < len(E) and (self.tail is None or start < self.tail[0]):
             self.tail = (start, E, err, r)
 
     def join(self, p: Point, refusal: RidgeAccuracyError) -> RidgeCurve | None:
-        t_c = refusal.certified_to
-        if self.tail is None or refusal.curve is None or t_c is None or refusal.radius > 1:
+        if self.tail is None:
             return None
-        start, E_out, err_out, r_out = self.tail
-        both = slice(max(start, 1), t_c + 1)
-        E_in, err_in = refusal.curve
-        if not start <= t_c or not _agree(E_in[both], err_in[both], E_out[both], err_out[both]):
+        start, E, err, r = self.tail
+        curve = _joined(p, refusal, start, E, err, self.rtol, self.atol)
+        if curve is None:
             return None
-        E = np.concatenate((E_in[: t_c + 1], E_out[t_c + 1 :]))
-        err = np.concatenate((err_in[: t_c + 1], err_out[t_c + 1 :]))
-        try:
-            curve = _certified(p, E, err, refusal.radius, refusal.n, self.rtol, self.atol)
-        except RidgeAccuracyError:
-            return None
-        return curve._replace(beyond_from=t_c + 1, beyond_radius=r_out)
+        return curve._replace(beyond_from=refusal.certified_to + 1, beyond_radius=r)
+
+
+def _round_the_cut(p: Point, refusal, t_max, rtol, atol) -> RidgeCurve | None:
+    """A settling curve whose sectors' cut starts too near ``|y| = 1`` for any torus beyond
+    it: an inside torus's refusal joined to the circle and the loop
+    (:func:`cotbook.theory.ridge_loop.deep_curve`), as :meth:`_TwoTori.join` joins a torus
+    beyond 1; ``None`` where the refusal has no inside torus's curve, the path does not apply
+    (about a second to find out where the cut is out of reach, up to a minute where the
+    loop's check finds a pole) or the two disagree.  Measured at ``(0.9312, 11, 0.02632,
+    lam = 0.00127)``, where the cut starts at ``y_e = 1.000626``: the torus of radius 0.9983
+    certified ``t <= 919``, the loop (2048 nodes round the cut, ``2^17`` on the circle
+    ``|x| = 0.99938``) every depth to 10^4, in 56 s."""
+    if refusal is None or refusal.curve is None or refusal.certified_to is None:
+        return None
+    if refusal.radius > 1:
+        return None
+    found = ridge_loop.deep_curve(p, t_max, rtol, atol)
+    if found is None:
+        return None
+    start = _tail_start(found.E, found.error, rtol, atol)
+    curve = _joined(p, refusal, start, found.E, found.error, rtol, atol)
+    return None if curve is None else curve._replace(loop_from=refusal.certified_to + 1)
+
+
+def _tail_start(E, err, rtol, atol) -> int:
+    """The first depth from which every depth of a curve meets ``rtol |E_t| + atol``."""
+    with np.errstate(invalid="ignore"):
+        ok = np.isfinite(E) & np.isfinite(err) & (err <= rtol * np.abs(E) + atol)
+    bad = np.flatnonzero(~ok)
+    return int(bad[-1]) + 1 if len(bad) else 0
+
+
+def _joined(p: Point, refusal, start, E_out, err_out, rtol, atol) -> RidgeCurve | None:
+    """An inside torus's refusal (its depths to ``certified_to``) joined to a deeper curve
+    that certifies every depth from ``start`` on: where that start is at or before
+    ``certified_to`` and the two agree, within both bounds, at every depth both certify (at
+    least one); ``None`` otherwise."""
+    t_c = refusal.certified_to
+    if refusal.curve is None or t_c is None or refusal.radius > 1:
+        return None
+    both = slice(max(start, 1), t_c + 1)
+    E_in, err_in = refusal.curve
+    if not start <= t_c or not _agree(E_in[both], err_in[both], E_out[both], err_out[both]):
+        return None
+    E = np.concatenate((E_in[: t_c + 1], E_out[t_c + 1 :]))
+    err = np.concatenate((err_in[: t_c + 1], err_out[t_c + 1 :]))
+    try:
+        return _certified(p, E, err, refusal.radius, refusal.n, rtol, atol)
+    except RidgeAccuracyError:
+        return None
 
 
 _POLE_N_MAX = 16384  # most nodes on the pole path's x-contour (peak memory about 2 GB)

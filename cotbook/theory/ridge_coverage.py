@@ -157,6 +157,9 @@ class Outcome(NamedTuple):
     beyond_from: int | None
     """The first depth served by a second torus, beyond ``|x| = 1``
     (``RidgeCurve.beyond_from``), if any."""
+    loop_from: int | None
+    """The first depth served by a circle inside ``|x| = 1`` and a loop round the sectors'
+    cut (:mod:`.ridge_loop`, ``RidgeCurve.loop_from``), if any."""
 
 
 def _log10(x):
@@ -180,6 +183,7 @@ def outcome(alpha, tau, sigma2, lam, t_max) -> Outcome:
             refusal.radius,
             None,
             None,
+            None,
         )
     return Outcome(
         "certified",
@@ -189,6 +193,7 @@ def outcome(alpha, tau, sigma2, lam, t_max) -> Outcome:
         curve.radius,
         curve.pole_from,
         curve.beyond_from,
+        curve.loop_from,
     )
 
 

@@ -135,8 +135,9 @@ def _ridge_boundary(alpha, sigma2, config) -> dict:
 def _ridge_reach(sigma2, config) -> list:
     """The deepest depth certified when ``t_max`` is asked for (``t_max`` itself where the
     whole curve is certified), at each point and ridge, with the torus radius used, the
-    first depth the mixed sector's pole or a second torus beyond ``|x| = 1`` served
-    (``pole_from``, ``beyond_from``; ``None`` where the torus served all), and
+    first depth the mixed sector's pole, a second torus beyond ``|x| = 1`` or the loop round
+    the sectors' cut served (``pole_from``, ``beyond_from``, ``loop_from``; ``None`` where the
+    torus served all), and
     ``E_{t_max}`` and its bound where the curve is returned."""
     from ...theory import ridge
 
@@ -148,11 +149,12 @@ def _ridge_reach(sigma2, config) -> list:
                 curve = ridge.ridge_curve(alpha, tau, sigma2, config["t_max"], lam=lam)
                 row |= {"reach": config["t_max"], "radius": curve.radius}
                 row |= {"pole_from": curve.pole_from, "beyond_from": curve.beyond_from}
-                row |= {"beyond_radius": curve.beyond_radius}
+                row |= {"beyond_radius": curve.beyond_radius, "loop_from": curve.loop_from}
                 row |= {"E_end": float(curve.E[-1]), "error_end": float(curve.error[-1])}
             except ridge.RidgeAccuracyError as refusal:
                 row |= {"reach": refusal.certified_to, "radius": None}
                 row |= {"pole_from": None, "beyond_from": None, "beyond_radius": None}
+                row |= {"loop_from": None}
                 row |= {"E_end": None, "error_end": None}
             out.append(row)
     return out

@@ -49,6 +49,7 @@ def test_a_certified_point_reports_the_curve_it_returned():
     assert got.log10_E == pytest.approx(math.log10(curve.E[40]), rel=1e-12)
     assert got.log10_E_half == pytest.approx(math.log10(curve.E[20]), rel=1e-12)
     assert got.radius == curve.radius and got.pole_from is None and got.beyond_from is None
+    assert got.loop_from is None
 
 
 @pytest.mark.parametrize("overflow, word", [(True, "float64"), (False, "refused")])
@@ -60,13 +61,13 @@ def test_a_refusal_is_classed_by_its_cause(monkeypatch, overflow, word):
 
     monkeypatch.setattr(ridge, "ridge_curve", refuse)
     got = rc.outcome(2.0, 1.0, 0.1, 0.1, 100)
-    assert got == (word, 40, pytest.approx(300.0), pytest.approx(150.0), 0.9, None, None)
+    assert got == (word, 40, pytest.approx(300.0), pytest.approx(150.0), 0.9, None, None, None)
     monkeypatch.setattr(  # a refusal of the pole path carries no curve
         ridge,
         "ridge_curve",
         lambda *a, **k: (_ for _ in ()).throw(ridge.RidgeAccuracyError("planted", 70)),
     )
-    assert rc.outcome(2.0, 1.0, 0.1, 0.1, 100) == ("refused", 70, None, None, None, None, None)
+    assert rc.outcome(2.0, 1.0, 0.1, 0.1, 100) == ("refused", 70, *[None] * 6)
 
 
 def test_units_are_the_direct_calls_and_assemble_needs_them_all():
@@ -119,6 +120,8 @@ def test_the_committed_record_holds_its_units():
         if row.outcome == "certified":  # log10_E is None where E_t is 0 within its bound
             assert row.reach == spec.t_max
             assert row.beyond_from is None or (row.radius < 1 and 0 < row.beyond_from < row.reach)
+            assert row.loop_from is None or (row.radius < 1 and 0 < row.loop_from < row.reach)
+            assert row.loop_from is None or row.beyond_from is None
         else:
             assert 0 <= row.reach < spec.t_max
         if row.outcome == "float64" and row.log10_E is not None:

@@ -1,0 +1,366 @@
+"""Deep depths of a settling ``lam > 0`` curve whose sectors' cut starts just beyond
+``|x| = 1``: ``x`` on a circle inside it, ``y`` on a loop round the cut.
+
+``E_t = [x^t y^t] B``, ``B(x, y) = m13(u(x), v(y)) / ((1-x)(1-y))`` (App. C.2, D, C.9).  The
+v-sector is analytic in ``y`` but for a cut, which in ``z = v(y)`` is a real interval
+``[z_a, z_b]`` (square-root ends) and in ``q = 1 - 1/y = 1/(alpha z)`` the interval
+``[q_b, q_a]``; the u-sector's cut in x is the same interval.  Where ``q_b`` is small the cut
+starts just beyond ``y = 1`` (``y_e - 1 ~ q_b``): a torus beyond ``|y| = 1`` would need
+``~1/q_b`` points per circle in each variable, and a torus inside holds ``n/2 - 4`` depths.
+
+Here the y-contour is moved from a small circle onto a loop ``L`` round the cut (an ellipse in
+``log q`` with foci at the cut's ends, on which the trapezoidal rule resolves the square-root
+ends), past B's pole at ``y = 1``.  ``|y| > 1`` all along ``L``, so ``y^-t`` falls there, and
+it oscillates no faster than the cut's own scale.  For each ``x``::
+
+    [y^t] B(x, .) = A(x) - (1/2 pi i) oint_L B(x, y) y^(-t-1) dy,   A(x) = F(x, 1) / (1 - x)
+
+(the first term is the residue at ``y = 1``), and ``[x^t]`` of the second is read off an FFT
+on the circle ``|x| = r0``, ``r0 = 1 / min_L |y|``: ``r0^-t |y|^-t <= 1`` on ``L``, so no
+depth's error grows.  ``[x^t] A = K + g_t`` with ``K = F(1, 1)`` and ``g_t`` the coefficients of
+``G = (F(x, 1) - K)/(1 - x)``, analytic at 1, from the same loop round the u-sector's cut in
+``x`` (on ``|x| = r0`` their error would grow like ``r0^-t``).  ``F(x, 1)`` and ``K`` are means
+over a small circle round 1, as in :func:`cotbook.theory.ridge_torus.beyond`.
+
+Error bound: the loops' difference to every second node (the trapezoidal rule converges
+geometrically), the FFT's aliasing and rounding (its bins ``>= n/2``, as on a torus) weighted
+by the loop, the means' errors, and rounding.  Checks (a failure returns ``None``): both cuts
+are one interval strictly beyond ``|y| = 1`` (``0 < q_b``, ``q_a < 2``) and within the node
+cap (``n ~ 80 / q_b <= 2^18``), the means round 1 converge, and for every ``x`` on the circle
+the loop reproduces ``[y^m] B(x, .)`` (``m = 0, 1, 2``) read off the circle ``|y| = 1/2``: no
+pole of ``B(x, .)`` lies between the two, which the y-contour would pass (a growing curve's
+pole does; so, at ``(0.6674, 10.26, 0, lam = 2.951e-7)``, does one at ``|x y| ~ 1``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _nodes, _torus
+from .derivation import Point, _m22_at_zero
+from .ridge_torus import near_one
+
+_U = np.finfo(float).eps / 2
+_N_MAX = 1 << 18  # most points on the x-circle (a block of its rows: 64 MB)
+_NY = (256, 512, 1024, 2048)  # nodes on the y-loop, in turn, until its check and bound serve
+_NX = 2048  # nodes on the x-loop of g_t (1-D: cheap)
+_XI = (0.07, 0.05)  # the ellipses' widths tried, widest first (nearer the cut, the
+# singularities of B(x, .) there slow the loop's convergence: at 0.035 the check failed at
+# 2048 nodes where 0.05 passed)
+_SCAN = 256  # points of the scan for the cut's ends
+_JUMP = 1e-8  # a jump of the sector's unknowns across the real axis, relative: on the cut
+_CHECK = 1e-11  # the loop's reproduction of [y^m] B(x, .), relative to its terms
+_BLOCK = 1 << 22  # elements of the largest temporary array
+
+
+class LoopCurve(NamedTuple):
+    """``E_t`` and its bound at ``t = 0 .. t_max`` (:func:`deep_curve`), the x-circle's radius
+    and the cut's end nearest ``y = 1`` (``y_e = 1 / (1 - q_b)``)."""
+
+    E: np.ndarray
+    error: np.ndarray
+    radius: float
+    y_e: float
+
+
+def _unknowns(p: Point, y, y0, v_sector):
+    """The sector's two free unknowns at the nodes ``y`` (``z = -y/(alpha (1 - y))``),
+    continued along the ray in z to the image of ``y0``, then the straight segment from ``y0``
+    to ``y`` (:func:`cotbook.theory._torus.sector_continuation`); ``None`` where Newton's
+    method fails on the way."""
+    z = -y / (p.alpha * (1 - y))
+    with np.errstate(all="ignore"):
+        a, b, ray, seg = _torus.sector_continuation(
+            v_sector,
+            np.ascontiguousarray(z, dtype=complex),
+            np.ascontiguousarray(y0, dtype=complex),
+            np.ascontiguousarray(y, dtype=complex),
+            _m22_at_zero(p),
+            64,
+            512,
+            *p.system,
+        )
+    if not (np.all(ray < 1e-10) and np.all(seg < 1e-10)):
+        return None
+    return z, a, b
+
+
+def _sector(p: Point, y, v_sector):
+    """The u-sector (``v_sector`` false) or v-sector at loop nodes ``y`` in the form of
+    :func:`cotbook.theory._nodes.sectors`, each reached from ``y + i |y| / 2`` (below the axis:
+    ``- i |y| / 2``), a path that keeps to one side of the real axis and so of the cut; ``None``
+    where Newton's method fails."""
+    side = np.where(y.imag < 0, -1.0, 1.0)
+    found = _unknowns(p, y, y + side * 0.5j * np.abs(y), v_sector)
+    if found is None:
+        return None
+    z, a, b = found
+    if not v_sector:  # m11 = 1 + alpha m12/(1 - m12), m21 = alpha m22/(1 - m12)
+        return z, [1 + p.alpha * a / (1 - a), a, p.alpha * b / (1 - a), b], None
+    T = p.tau / (p.tau - a + p.c * b)  # m43 = m44 T
+    return z, None, [a, b * T, b]
+
+
+def _on_cut(p: Point, z, v_sector) -> np.ndarray | None:
+    """Whether each real ``z`` lies on the sector's cut: its unknowns at ``z (1 -+ 1e-13 i)``
+    differ (relative :data:`_JUMP`); ``None`` where a continuation fails.  Each side is
+    reached from ``y +- i |y| / 2``, on its own side of the axis: a ray straight along the real
+    z-axis can land on another sheet near the cut's ends."""
+    sides = []
+    for side in (1, -1):  # just below / above the real z-axis (above / below in y)
+        near = z * (1 - side * 1e-13j)
+        y = near * p.alpha / (near * p.alpha - 1)
+        found = _unknowns(p, y, y + side * 0.5j * np.abs(y), v_sector)
+        if found is None:
+            return None
+        sides.append(found)
+    (_, a1, b1), (_, a2, b2) = sides
+    jump = np.maximum(
+        np.abs(a1 - a2) / np.maximum(1.0, np.abs(a1)), np.abs(b1 - b2) / np.maximum(1.0, np.abs(b1))
+    )
+    return jump > _JUMP
+
+
+def cut(p: Point, q_min, v_sector=True) -> tuple[float, float] | None:
+    """``(q_b, q_a)``: the sector's cut in ``q = 1/(alpha z)``, from a scan of ``z`` from
+    ``|y| = 1`` on the negative axis (``q = 2``) to ``q = q_min / 2`` and a bisection at both
+    ends (45 halvings of the scan's step in log z); ``None`` where the cut is not one interval
+    inside that range."""
+    z = np.geomspace(1 / (2 * p.alpha), 2 / (q_min * p.alpha), _SCAN)
+    on = _on_cut(p, z, v_sector)
+    if on is None or on[0] or on[-1] or not on.any():
+        return None
+    i, j = int(np.argmax(on)), len(on) - 1 - int(np.argmax(on[::-1]))
+    if not on[i : j + 1].all():
+        return None
+
+    def edge(off, at):  # bisection in log z between a point off the cut and one on it
+        for _ in range(45):
+            mid = math.sqrt(off * at)
+            found = _on_cut(p, np.array([mid]), v_sector)
+            if found is None:
+                return None
+            off, at = (off, mid) if found[0] else (mid, at)
+        return at
+
+    z_a, z_b = edge(z[i - 1], z[i]), edge(z[j + 1], z[j])
+    if z_a is None or z_b is None:
+        return None
+    return 1 / (p.alpha * z_b), 1 / (p.alpha * z_a)
+
+
+def loop(q_b, q_a, xi, n):
+    """``(y, w)``: ``n`` nodes of the loop round ``[q_b, q_a]`` (the ellipse
+    ``log q = m + h cosh(xi + i eta)`` with foci at the cut's ends, ``eta = 2 pi j / n``, so
+    every second node is the loop at ``n/2``; ``y = 1/(1 - q)``), and the weights ``w`` of
+    ``-(1/2 pi i) oint f(y) y^(-t-1) dy = sum_j w_j y_j^-(t-1) f(y_j)`` (``y^-t-1 dy =
+    (1-q)^(t-1) dq``).  The trapezoidal rule in ``eta`` resolves the cut's square-root ends."""
+    m, h = (math.log(q_a) + math.log(q_b)) / 2, (math.log(q_a) - math.log(q_b)) / 2
+    eta = 2 * np.pi * np.arange(n) / n
+    q = np.exp(m + h * np.cosh(xi + 1j * eta))
+    w = -q * 1j * h * np.sinh(xi + 1j * eta) * (2 * np.pi / n) / (2j * np.pi)
+    return 1 / (1 - q), w
+
+
+def _width(q_b, q_a):
+    """The widest ellipse of :data:`_XI` that keeps ``|y| >= 1 + q_b/2`` all round (so
+    ``y^-t`` falls along the whole loop), or ``None``."""
+    for xi in _XI:
+        if np.abs(loop(q_b, q_a, xi, 4096)[0]).min() >= 1 + q_b / 2:
+            return xi
+    return None
+
+
+def deep_curve(p: Point, t_max, rtol, atol) -> LoopCurve | None:
+    """``E_0 .. E_t_max`` with error bounds from the circle and the loop (module docstring),
+    or ``None`` where the path does not apply or a check fails.  The y-loop starts at 256
+    nodes and doubles them to 2048 while its check fails or a depth misses
+    ``rtol |E_t| + atol``."""
+    try:
+        return _curve(p, t_max, rtol, atol)
+    except (ArithmeticError, np.linalg.LinAlgError):
+        return None
+
+
+def _curve(p: Point, t_max, rtol, atol):
+    q_min = 80 / _N_MAX  # the x-circle's n ~ 80/q_b points must stay within the cap
+    cuts = cut(p, q_min), cut(p, q_min, v_sector=False)
+    if None in cuts:
+        return None
+    (qy_b, qy_a), (qx_b, qx_a) = cuts
+    xi_y, xi_x = _width(qy_b, qy_a), _width(qx_b, qx_a)
+    if xi_y is None or xi_x is None:
+        return None
+    r0 = 1 / float(np.abs(loop(qy_b, qy_a, xi_y, 4096)[0]).min())
+    n = max(1 << (2 * t_max + 16).bit_length(), 1 << math.ceil(math.log2(80 / (1 - r0))))
+    if n > _N_MAX:
+        return None
+    t = np.arange(t_max + 1)
+    # round y = 1 and x = 1: F(x, 1), F(1, y) and K = F(1, 1) are means over a circle of
+    # radius 0.3 times the distance to the nearer cut (Cauchy; the difference to every second
+    # node bounds their error)
+    one = near_one(p, 1 + 0.6 * min(qy_b / (1 - qy_b), qx_b / (1 - qx_b)))
+    F11 = _nodes.m13(p, one, one)
+    K = F11.mean()
+    dK = abs(F11[::2, ::2].mean() - K) + 8 * _U * float(np.abs(F11).max())
+    g = _g(p, qx_b, qx_a, xi_x, one, K, dK, t)
+    if g is None:
+        return None
+    # the x-circle: rows of B at the loop's nodes, and A(x) = F(x, 1)/(1 - x) for the check
+    x = r0 * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
+    rows = _nodes.sectors(p, x, v=False)
+    A = np.empty(n, complex)
+    for s in _blocks(n, len(one[0])):
+        A[s] = _nodes.m13(p, (rows[0][s], [u[s] for u in rows[1]], None), one).mean(1)
+    A /= 1 - x
+    with np.errstate(over="ignore"):
+        grow = r0 ** (-1.0 * t)
+    small = _small_circle(p, x, rows)
+    scale_A = np.abs(A)[:, None] + np.abs(small)
+    sums, miss = None, np.inf
+    for ny in _NY:
+        y, w = loop(qy_b, qy_a, xi_y, ny)
+        # the loop at ny/2 nodes (every second node, twice the weights), and at ny: its sums
+        # plus those of the nodes between
+        half = sums if sums is not None else _sums(p, x, rows, y[::2], 2 * w[::2], t, grow)
+        if half is None:
+            return None
+        sums = half.doubled(_sums(p, x, rows, y[1::2], w[1::2], t, grow))
+        if sums is None:
+            return None
+        # the check: at every x, [y^m] B(x, .) = A(x) + the loop's sum (no pole between);
+        # where it fails, more nodes serve if its miss fell at least tenfold since the last
+        # doubling (the quadrature converging), else a pole lies between (measured: 1e-3,
+        # 1e-5, 1e-9, 2e-15 at 256 .. 2048 nodes where none does; 0.32, 0.21 where one does)
+        last, miss = (
+            miss,
+            float((np.abs(small - A[:, None] - sums.check) / (sums.scale + scale_A)).max()),
+        )
+        if miss > _CHECK:
+            if miss > last / 10:
+                return None
+            continue
+        total = K + g.value + sums.S
+        err = np.abs(sums.S - half.S) + sums.bound + (4 * t + 20) * _U * sums.moduli
+        err = err + g.error + np.abs(total.imag)
+        if np.all(err <= rtol * np.abs(total.real) + atol) or ny == _NY[-1]:
+            return LoopCurve(total.real, err, r0, 1 / (1 - qy_b))
+    return None
+
+
+class _Terms(NamedTuple):
+    value: np.ndarray
+    error: np.ndarray
+
+
+def _g(p: Point, q_b, q_a, xi, one, K, dK, t) -> _Terms | None:
+    """``g_t = [x^t] G``, ``G = (F(x, 1) - K)/(1 - x)`` (analytic at x = 1), on the loop round
+    the u-sector's cut (:data:`_NX` nodes), with its error: the difference to every second
+    node, the means' errors (``F(x, 1)``'s difference to every second node of the circle
+    round 1, and ``K``'s) and rounding; ``None`` where a sector fails or the means have not
+    converged."""
+    x, w = loop(q_b, q_a, xi, _NX)
+    rows = _sector(p, x, v_sector=False)
+    if rows is None:
+        return None
+    Fx1 = _nodes.m13(p, rows, one)
+    fx1 = Fx1.mean(1)
+    dx1 = np.abs(Fx1[:, ::2].mean(1) - fx1)
+    if dx1.max() > 1e-12 * float(np.abs(Fx1).max()):
+        return None  # a singularity near 1
+    G = (fx1 - K) / (1 - x)
+    with np.errstate(under="ignore"):
+        powers = np.exp(-(t[:, None] - 1) * np.log(x)[None, :])  # x^-(t-1) = (1-q)^(t-1)
+    terms = powers * (w * G)[None, :]
+    value = terms.sum(1)
+    error = (
+        np.abs(value - 2 * terms[:, ::2].sum(1))
+        + np.abs(powers) @ (np.abs(w) * (dx1 + dK) / np.abs(1 - x))
+        + (4 * t + 20) * _U * np.abs(terms).sum(1)
+        + dK
+    )
+    return _Terms(value, error)
+
+
+class _Sums(NamedTuple):
+    """The y-loop's sums over a set of its nodes ``y_j`` (weights ``w_j``, see :func:`loop`):
+    ``S_t = sum_j w_j y_j^-(t-1) b_t(y_j)``, ``b_t(y) = [x^t] B(., y)`` off the x-circle's
+    FFT; the bound of the FFTs' aliasing and rounding,
+    ``sum_j |w_j y_j^-(t-1)| 2 max(nu_j, u max|B(., y_j)|) r0^-t``; the sum of the terms'
+    moduli; and, for the check, ``sum_j w_j y_j^-(m-1) B(x_k, y_j)`` at every x-node
+    (``m = 0, 1, 2``) with the sum of its terms' moduli."""
+
+    S: np.ndarray
+    bound: np.ndarray
+    moduli: np.ndarray
+    check: np.ndarray
+    scale: np.ndarray
+
+    def doubled(self, between):
+        """The sums on the loop at twice the nodes, from these (every second node, whose
+        weights halve) and those of the nodes ``between`` (``None`` if they are)."""
+        if between is None:
+            return None
+        return _Sums(*(a / 2 + b for a, b in zip(self, between, strict=True)))
+
+
+def _sums(p: Point, x, rows, y, w, t, grow) -> _Sums | None:
+    """:class:`_Sums` over the loop nodes ``y`` (``None`` where a sector fails), a block of
+    nodes at a time."""
+    cols = _sector(p, y, v_sector=True)
+    if cols is None:
+        return None
+    n, depths = len(x), len(t)
+    out = _Sums(
+        np.zeros(depths, complex),
+        np.zeros(depths),
+        np.zeros(depths),
+        np.zeros((n, 3), complex),
+        np.zeros((n, 3)),
+    )
+    log_y = np.log(y)
+    for s in _blocks(len(y), n):
+        B = _nodes.m13(p, rows, (cols[0][s], None, [v[s] for v in cols[2]]))
+        B /= (1 - x)[:, None] * (1 - y[s])[None, :]
+        ym = w[s][None, :] * np.exp(-(np.arange(3)[:, None] - 1) * log_y[s][None, :])
+        out.check[:] += B @ ym.T
+        out.scale[:] += np.abs(B) @ np.abs(ym).T
+        coef = _fft(B)
+        floor = 2 * np.maximum(np.abs(coef[n // 2 :]).max(0), _U * np.abs(B).max(0))
+        with np.errstate(over="ignore", under="ignore"):
+            Ay = w[s][None, :] * np.exp(-(t[:, None] - 1) * log_y[s][None, :])
+        parts = Ay * coef[:depths] * grow[:, None]
+        out.S[:] += parts.sum(1)
+        out.moduli[:] += np.abs(parts).sum(1)
+        out.bound[:] += (np.abs(Ay) @ floor) * grow
+    return out
+
+
+def _fft(rows):
+    """Each column's FFT on the circle (nodes half a step off the real axis), divided by n."""
+    n = len(rows)
+    phase = np.exp(-1j * np.pi * np.arange(n) / n)
+    return np.fft.fft(rows, axis=0) / n * phase[:, None]
+
+
+def _small_circle(p: Point, x, rows):
+    """``[y^m] B(x_k, .)``, ``m = 0, 1, 2`` (columns), at every node of the x-circle, read off
+    the circle ``|y| = 1/2`` (64 nodes: aliasing ``2^-64``)."""
+    ys = 0.5 * np.exp(2j * np.pi * np.arange(64) / 64)
+    cols = _nodes.sectors(p, ys, u=False)
+    powers = ys[:, None] ** -np.arange(3)[None, :] / (64 * (1 - ys))[:, None]
+    out = np.empty((len(x), 3), complex)
+    for s in _blocks(len(x), 64):
+        at = (rows[0][s], [u[s] for u in rows[1]], None)
+        out[s] = (_nodes.m13(p, at, cols) @ powers) / (1 - x[s])[:, None]
+    return out
+
+
+def _blocks(count, width) -> list:
+    """Slices of ``range(count)`` whose rows of ``width`` elements hold at most
+    :data:`_BLOCK` elements in all (one row at least)."""
+    step = max(1, _BLOCK // max(width, 1))
+    return [slice(i, min(i + step, count)) for i in range(0, count, step)]
