@@ -252,6 +252,8 @@ def _curve(p: Point, t_max, rtol, atol):
 
 
 class _Terms(NamedTuple):
+    """A sum over the depths (``g_t``) and its error bound."""
+
     value: np.ndarray
     error: np.ndarray
 
