@@ -86,10 +86,10 @@ def test_units_are_the_direct_calls_and_assemble_needs_them_all():
 def test_the_tally_counts_each_outcome_and_its_times():
     spec = rc.CoverageSpec(seed=1, count=4, t_max=100)
     rows = [
-        ["certified", 100, 2.0, 1.0, 0.95, None, None],
-        ["float64", 40, 308.0, 154.0, None, None, None],
-        ["certified", 100, -1.0, -0.5, 1.03, None, None],
-        ["refused", 70, None, None, None, None, None],
+        ["certified", 100, 2.0, 1.0, 0.95, None, None, None],
+        ["float64", 40, 308.0, 154.0, None, None, None, None],
+        ["certified", 100, -1.0, -0.5, 1.03, None, None, None],
+        ["refused", 70, None, None, None, None, None, None],
     ]
     timings = dict(zip(spec.units(), [1.0, 2.0, 3.0, 9.0], strict=True), total=15.0)
     got = rc.tally(spec, {"points": spec.points(), "outcomes": rows}, timings)
