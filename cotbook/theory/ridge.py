@@ -165,7 +165,7 @@ def ridge_curve(
     circle than a torus can hold), the deep depths come from a circle inside ``|x| = 1`` and a
     loop round the cut in ``y`` (``RidgeCurve.loop_from``; :mod:`cotbook.theory.ridge_loop`,
     tried once every other path has failed: measured at ``(0.9312, 11, 0.02632, lam =
-    0.00127)``, ``y_e - 1 = 6.3e-4``, refused at ``t = 919`` without it, certified to ``10^4``).
+    0.00127)``, ``y_e - 1 = 6.3e-4``, refused at ``t = 859`` without it, certified to ``10^4``).
 
     **Growing curves.**  Where E_t grows, B's singularity lies inside the unit polydisc and a
     torus certifies about ``n/5`` depths.  The depths beyond come from the mixed sector's pole
@@ -372,9 +372,9 @@ def _round_the_cut(p: Point, refusal, t_max, rtol, atol) -> RidgeCurve | None:
     beyond 1; ``None`` where the refusal has no inside torus's curve, the path does not apply
     (about a second to find out where the cut is out of reach, up to a minute where the
     loop's check finds a pole) or the two disagree.  Measured at ``(0.9312, 11, 0.02632,
-    lam = 0.00127)``, where the cut starts at ``y_e = 1.000626``: the torus of radius 0.9983
-    certified ``t <= 919``, the loop (2048 nodes round the cut, ``2^17`` on the circle
-    ``|x| = 0.99938``) every depth to 10^4, in 56 s."""
+    lam = 0.00127)``, where the cut starts at ``y_e = 1.000626``: the search's torus of radius
+    0.9935 certified ``t <= 859``, the loop (2048 nodes round the cut, ``2^17`` on the circle
+    ``|x| = 0.99938``) every depth to 10^4, in 56 s of the 187 s in all."""
     if refusal is None or refusal.curve is None or refusal.certified_to is None:
         return None
     if refusal.radius > 1:

@@ -16,7 +16,7 @@ from cotbook.theory import ridge as rg
 from cotbook.theory import ridge_loop as rl
 from cotbook.theory import ridge_torus as rt
 
-# (1.253, 7.368, 0.207, lam = 0.01226): a coverage point refused at t = 711 before the loop;
+# (1.253, 7.368, 0.207, lam = 0.01226): a coverage point refused at t = 683 before the loop;
 # its cut starts at y_e - 1 = 5.8e-3, E_t decays to 1e-8 by t = 1000
 DECAYING = (1.253, 7.368, 0.207, 0.01226)
 
@@ -62,7 +62,7 @@ def decaying():
 @pytest.mark.slow
 def test_loop_curve_matches_a_torus_inside_where_it_certifies(decaying):
     """The circle-and-loop curve certifies every depth to 10^4 (the search for a torus had
-    refused at t = 711); where the torus r = 0.97 (inside |x| = 1, another contour in both
+    refused at t = 683); where the torus r = 0.97 (inside |x| = 1, another contour in both
     variables) certifies, the two agree within both bounds, and E_0 = 1 within its bound."""
     curve = decaying
     assert curve is not None and 1.005 < curve.y_e < 1.007 and curve.radius < 1
