@@ -2,8 +2,9 @@
 
 ``B(x, y) = m13(u(x), v(y)) / ((1 - x)(1 - y))`` with ``u(x) = -x / (alpha (1 - x))`` (App. C.2
 and D) is read off node sets by :mod:`cotbook.theory.ridge` (tori) and
-:mod:`cotbook.theory.ridge_pole` (a contour through the saddle); both take its ingredients
-from here.
+:mod:`cotbook.theory.ridge_pole` (a contour through the saddle) and
+:mod:`cotbook.theory.ridge_loop` (a loop round the cut); all take its ingredients from here,
+a block of nodes at a time (:func:`blocks`).
 """
 
 from __future__ import annotations
@@ -14,20 +15,25 @@ from . import _torus
 from .derivation import Point, _u_sector, _v_sector
 
 
-def sectors(p: Point, x, *, u=True, v=True):
+def sectors(p: Point, x, *, u=True, v=True, start=None, steps=None):
     """``u(x)`` and the u- and v-sector unknowns the mixed sector needs, at the nodes ``x``
-    (continued radially in x where some ``|x| > 1``, see ``derivation._solve_sector``); ``u``
-    and ``v`` say which sectors are solved (rows of :func:`m13` need the u-sector, columns the
-    v-sector; the other is ``None``)."""
+    (continued radially in x where some ``|x| > 1``, or along the segment from ``start`` to
+    ``x`` where ``start`` is given, see ``derivation._solve_sector``; ``steps``: Newton steps
+    on the ray and on that segment, if not the default); ``u`` and ``v`` say which sectors are
+    solved (rows of :func:`m13` need the u-sector, columns the v-sector; the other is
+    ``None``)."""
     z = -x / (p.alpha * (1 - x))
-    path = x if np.max(np.abs(x)) > 1 else None
+    path = x if start is not None or np.max(np.abs(x)) > 1 else None
+    how = {"x": path, "start": start}
+    if steps is not None:
+        how.update(n_steps=steps[0], path_steps=steps[1])
     U = V = None
     with np.errstate(all="ignore"):  # a node whose Newton path fails raises ArithmeticError
         if u:
-            us = _u_sector(z, p, x=path)
+            us = _u_sector(z, p, **how)
             U = [np.ascontiguousarray(us[k], dtype=complex) for k in ("m11", "m12", "m21", "m22")]
         if v:
-            vs = _v_sector(z, p, x=path)
+            vs = _v_sector(z, p, **how)
             V = [np.ascontiguousarray(vs[k], dtype=complex) for k in ("m34", "m43", "m44")]
     return z, U, V
 
@@ -40,3 +46,15 @@ def m13(p: Point, rows, cols):
     if not np.all(np.isfinite(F)):
         raise ArithmeticError("closed system: m13 is not finite at the nodes")
     return F
+
+
+BLOCK = 1 << 22
+"""Elements of the largest temporary array (complex: 64 MB): rows of nodes and depths are
+taken in blocks of this size (:func:`blocks`)."""
+
+
+def blocks(count, width) -> list:
+    """Slices of ``range(count)`` whose rows of ``width`` elements hold at most :data:`BLOCK`
+    elements in all (one row at least)."""
+    step = max(1, BLOCK // max(width, 1))
+    return [slice(i, min(i + step, count)) for i in range(0, count, step)]

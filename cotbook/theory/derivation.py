@@ -443,7 +443,7 @@ _RAY_R = 0.9  # beyond |x| = 1, sectors follow the ray in u to |x| = 0.9, then t
 _RADIAL_STEPS = 128  # Newton steps along that radial segment
 
 
-def _solve_sector(v_sector, z, p: Point, n_steps, x=None):
+def _solve_sector(v_sector, z, p: Point, n_steps, x=None, start=None, path_steps=_RADIAL_STEPS):
     """Continue the two free unknowns of one sector from z = 0 to z; returns (z, a, b).
 
     Newton's method with the analytic Jacobian at each of ``n_steps`` points of the ray ``s z``
@@ -453,18 +453,19 @@ def _solve_sector(v_sector, z, p: Point, n_steps, x=None):
     segment from ``x0`` to ``x`` in the x-plane: the path from 0 to ``x`` inside the polydisc
     where B is analytic.  The ray from 0 straight to ``u(x)`` can leave it (for real ``x > 1``,
     ``u(x) > 0`` lies beyond the sector's cut, which the radial path passes around through
-    ``u = infinity``).  ``ArithmeticError`` where a node's residual stays above
-    :data:`_NEWTON_TOL`."""
+    ``u = infinity``).  With ``start`` (a point per node) the ray ends at the image of
+    ``start`` instead and the segment runs from ``start`` to ``x`` in ``path_steps`` steps.
+    ``ArithmeticError`` where a node's residual stays above :data:`_NEWTON_TOL`."""
     z = np.asarray(z)
     nodes = np.ascontiguousarray(np.ravel(z), dtype=complex)
     if x is None:
         x0 = xs = np.empty(0, dtype=complex)
     else:
         xs = np.ascontiguousarray(np.ravel(x), dtype=complex)
-        x0 = xs * (_RAY_R / np.abs(xs))
+        x0 = xs * (_RAY_R / np.abs(xs)) if start is None else np.ravel(start).astype(complex)
     with np.errstate(all="ignore"):
         a, b, ray, radial = _torus.sector_continuation(
-            v_sector, nodes, x0, xs, _m22_at_zero(p), n_steps, _RADIAL_STEPS, *p.system
+            v_sector, nodes, x0, xs, _m22_at_zero(p), n_steps, path_steps, *p.system
         )
     for what, res in (("Newton continuation", ray), ("radial continuation", radial)):
         if not np.all(res < _NEWTON_TOL):
@@ -472,16 +473,16 @@ def _solve_sector(v_sector, z, p: Point, n_steps, x=None):
     return z, a.reshape(z.shape), b.reshape(z.shape)
 
 
-def _u_sector(u, p: Point, n_steps=16, x=None) -> dict:
-    u, m12, m22 = _solve_sector(False, u, p, n_steps, x)
+def _u_sector(u, p: Point, n_steps=16, x=None, **path) -> dict:
+    u, m12, m22 = _solve_sector(False, u, p, n_steps, x, **path)
     m11 = 1 + p.alpha * m12 / (1 - m12)
     m21 = p.alpha * m22 / (1 - m12)
     names = ("m11", "m12", "m21", "m22")
     return dict(zip(names, _as_output(u, m11, m12, m21, m22), strict=True))
 
 
-def _v_sector(v, p: Point, n_steps=16, x=None) -> dict:
-    v, m34, m44 = _solve_sector(True, v, p, n_steps, x)
+def _v_sector(v, p: Point, n_steps=16, x=None, **path) -> dict:
+    v, m34, m44 = _solve_sector(True, v, p, n_steps, x, **path)
     T = p.tau / (p.tau - m34 + p.c * m44)  # 1 - W/D2, W = c m44 - m34 (no cancellation)
     m33 = 1 + m34 * T
     m43 = m44 * T

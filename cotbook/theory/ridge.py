@@ -265,6 +265,7 @@ def ridge_curve(
     # aliasing, a larger n accepts it); then the bisection above the torus the ladder used, at
     # this n and at each doubling
     refused, base, bands, before = None, None, [], None
+    inside = None  # the deepest refusal of a torus inside |x| = 1, for the loop round the cut
     beyond = _PastThePole(p, t_max, rtol, atol, enabled=not n_given)
     tails = _TwoTori(rtol, atol)
     while True:
@@ -275,6 +276,7 @@ def ridge_curve(
                 try:
                     return _certified(p, E, err, r, n, rtol, atol)
                 except RidgeAccuracyError as refusal:
+                    inside = _deeper_inside(inside, refusal)
                     refused = beyond.extend(refusal)
                     if isinstance(refused, RidgeCurve):
                         return refused
@@ -301,6 +303,7 @@ def ridge_curve(
             try:
                 return _certified(p, E, err, band[0], n, rtol, atol)
             except RidgeAccuracyError as refusal:
+                inside = _deeper_inside(inside, refusal)
                 joined = tails.join(p, refusal)
                 if joined is not None:
                     return joined
@@ -320,7 +323,7 @@ def ridge_curve(
             last = beyond.last_resort()  # a settling curve: the pole path once no torus serves
             if isinstance(last, RidgeCurve):
                 return last
-            looped = _round_the_cut(p, refused, t_max, rtol, atol)  # or the loop round the cut
+            looped = _round_the_cut(p, inside, t_max, rtol, atol)  # or the loop round the cut
             if looped is not None:
                 return looped
             if last is not None and _reach(last) > _reach(refused):
@@ -366,8 +369,9 @@ class _TwoTori:
 
 
 def _round_the_cut(p: Point, refusal, t_max, rtol, atol) -> RidgeCurve | None:
-    """A settling curve whose sectors' cut starts too near ``|y| = 1`` for any torus beyond
-    it: an inside torus's refusal joined to the circle and the loop
+    """A curve whose sectors' cut starts too near ``|y| = 1`` for any torus beyond it (or, if
+    it grows, for the pole path's circle beyond the poles at 1): an inside torus's refusal
+    joined to the circle and the loop
     (:func:`cotbook.theory.ridge_loop.deep_curve`), as :meth:`_TwoTori.join` joins a torus
     beyond 1; ``None`` where the refusal has no inside torus's curve, the path does not apply
     (about a second to find out where the cut is out of reach, up to a minute where the
@@ -385,6 +389,14 @@ def _round_the_cut(p: Point, refusal, t_max, rtol, atol) -> RidgeCurve | None:
     start = _tail_start(found.E, found.error, rtol, atol)
     curve = _joined(p, refusal, start, found.E, found.error, rtol, atol)
     return None if curve is None else curve._replace(loop_from=refusal.certified_to + 1)
+
+
+def _deeper_inside(kept, refusal):
+    """Of ``kept`` and ``refusal``, the deeper refusal of a torus inside ``|x| = 1`` that carries
+    its curve (``kept`` where ``refusal`` is none)."""
+    if refusal.curve is None or refusal.radius is None or refusal.radius > 1:
+        return kept
+    return refusal if kept is None or _reach(refusal) > _reach(kept) else kept
 
 
 def _tail_start(E, err, rtol, atol) -> int:

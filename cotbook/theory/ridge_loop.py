@@ -1,5 +1,5 @@
-"""Deep depths of a settling ``lam > 0`` curve whose sectors' cut starts just beyond
-``|x| = 1``: ``x`` on a circle inside it, ``y`` on a loop round the cut.
+"""Deep depths of a ``lam > 0`` curve whose sectors' cut starts just beyond ``|x| = 1``: ``x``
+on a circle inside it, ``y`` on a loop round the cut.
 
 ``E_t = [x^t y^t] B``, ``B(x, y) = m13(u(x), v(y)) / ((1-x)(1-y))`` (App. C.2, D, C.9).  The
 v-sector is analytic in ``y`` but for a cut, which in ``z = v(y)`` is a real interval
@@ -23,13 +23,17 @@ depth's error grows.  ``[x^t] A = K + g_t`` with ``K = F(1, 1)`` and ``g_t`` the
 over a small circle round 1, as in :func:`cotbook.theory.ridge_torus.beyond`.
 
 Error bound: the loops' difference to every second node (the trapezoidal rule converges
-geometrically), the FFT's aliasing and rounding (its bins ``>= n/2``, as on a torus) weighted
-by the loop, the means' errors, and rounding.  Checks (a failure returns ``None``): both cuts
-are one interval strictly beyond ``|y| = 1`` (``0 < q_b``, ``q_a < 2``) and within the node
-cap (``n ~ 80 / q_b <= 2^18``), the means round 1 converge, and for every ``x`` on the circle
-the loop reproduces ``[y^m] B(x, .)`` (``m = 0, 1, 2``) read off the circle ``|y| = 1/2``: no
-pole of ``B(x, .)`` lies between the two, which the y-contour would pass (a growing curve's
-pole does; so, at ``(0.6674, 10.26, 0, lam = 2.951e-7)``, does one at ``|x y| ~ 1``).
+geometrically), the FFT's aliasing (its difference to every second node of the circle) and
+rounding weighted by the loop, the means' errors, and rounding.  Checks (a failure returns
+``None``): both cuts are one interval strictly beyond ``|y| = 1`` (``0 < q_b``, ``q_a < 2``)
+and within the node cap (``n ~ 80 / q_b <= 2^18``), the means round 1 converge, and for every
+``x`` on the circle the loop reproduces ``[y^m] B(x, .)`` (``m = 0, 1, 2``) read off the
+circle ``|y| = 1/2``: no pole of ``B(x, .)`` lies between the two, which the y-contour would
+pass.  Where a simple pole does, all round the circle (a growing curve's, whose
+``|x y_p| < 1`` makes E_t grow), its share is added (:mod:`cotbook.theory._loop_pole`, read
+off a circle through its saddle); a pole between on a part of the circle only crosses the
+loop and is refused, and so is one that spoils the loop's convergence (at ``(0.6674, 10.26,
+0, lam = 2.951e-7)``, one at ``|x y| ~ 1`` next to the cut's end).
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _nodes, _torus
-from .derivation import Point, _m22_at_zero
+from . import _loop_pole, _nodes
+from .derivation import Point
 from .ridge_torus import near_one
 
 _U = np.finfo(float).eps / 2
@@ -53,74 +57,48 @@ _XI = (0.07, 0.05)  # the ellipses' widths tried, widest first (nearer the cut, 
 _SCAN = 256  # points of the scan for the cut's ends
 _JUMP = 1e-8  # a jump of the sector's unknowns across the real axis, relative: on the cut
 _CHECK = 1e-11  # the loop's reproduction of [y^m] B(x, .), relative to its terms
-_BLOCK = 1 << 22  # elements of the largest temporary array
+_STEPS = (64, 512)  # Newton steps on the ray in z and on the segment to a node
 
 
 class LoopCurve(NamedTuple):
-    """``E_t`` and its bound at ``t = 0 .. t_max`` (:func:`deep_curve`), the x-circle's radius
-    and the cut's end nearest ``y = 1`` (``y_e = 1 / (1 - q_b)``)."""
+    """``E_t`` and its bound at ``t = 0 .. t_max`` (:func:`deep_curve`), the x-circle's radius,
+    the cut's end nearest ``y = 1`` (``y_e = 1 / (1 - q_b)``) and the radius of the circle
+    that a pole between the y-contours was read off (``None`` where there is none)."""
 
     E: np.ndarray
     error: np.ndarray
     radius: float
     y_e: float
-
-
-def _unknowns(p: Point, y, y0, v_sector):
-    """The sector's two free unknowns at the nodes ``y`` (``z = -y/(alpha (1 - y))``),
-    continued along the ray in z to the image of ``y0``, then the straight segment from ``y0``
-    to ``y`` (:func:`cotbook.theory._torus.sector_continuation`); ``None`` where Newton's
-    method fails on the way."""
-    z = -y / (p.alpha * (1 - y))
-    with np.errstate(all="ignore"):
-        a, b, ray, seg = _torus.sector_continuation(
-            v_sector,
-            np.ascontiguousarray(z, dtype=complex),
-            np.ascontiguousarray(y0, dtype=complex),
-            np.ascontiguousarray(y, dtype=complex),
-            _m22_at_zero(p),
-            64,
-            512,
-            *p.system,
-        )
-    if not (np.all(ray < 1e-10) and np.all(seg < 1e-10)):
-        return None
-    return z, a, b
+    pole_radius: float | None = None
 
 
 def _sector(p: Point, y, v_sector):
     """The u-sector (``v_sector`` false) or v-sector at loop nodes ``y`` in the form of
     :func:`cotbook.theory._nodes.sectors`, each reached from ``y + i |y| / 2`` (below the axis:
-    ``- i |y| / 2``), a path that keeps to one side of the real axis and so of the cut; ``None``
-    where Newton's method fails."""
+    ``- i |y| / 2``), a path that keeps to one side of the real axis and so of the cut;
+    ``ArithmeticError`` where Newton's method fails."""
     side = np.where(y.imag < 0, -1.0, 1.0)
-    found = _unknowns(p, y, y + side * 0.5j * np.abs(y), v_sector)
-    if found is None:
-        return None
-    z, a, b = found
-    if not v_sector:  # m11 = 1 + alpha m12/(1 - m12), m21 = alpha m22/(1 - m12)
-        return z, [1 + p.alpha * a / (1 - a), a, p.alpha * b / (1 - a), b], None
-    T = p.tau / (p.tau - a + p.c * b)  # m43 = m44 T
-    return z, None, [a, b * T, b]
+    start = y + side * 0.5j * np.abs(y)
+    return _nodes.sectors(p, y, u=not v_sector, v=v_sector, start=start, steps=_STEPS)
 
 
 def _on_cut(p: Point, z, v_sector) -> np.ndarray | None:
     """Whether each real ``z`` lies on the sector's cut: its unknowns at ``z (1 -+ 1e-13 i)``
     differ (relative :data:`_JUMP`); ``None`` where a continuation fails.  Each side is
-    reached from ``y +- i |y| / 2``, on its own side of the axis: a ray straight along the real
+    reached on its own side of the axis (:func:`_sector`): a ray straight along the real
     z-axis can land on another sheet near the cut's ends."""
     sides = []
     for side in (1, -1):  # just below / above the real z-axis (above / below in y)
         near = z * (1 - side * 1e-13j)
         y = near * p.alpha / (near * p.alpha - 1)
-        found = _unknowns(p, y, y + side * 0.5j * np.abs(y), v_sector)
-        if found is None:
+        try:
+            _, U, V = _sector(p, y, v_sector)
+        except ArithmeticError:
             return None
-        sides.append(found)
-    (_, a1, b1), (_, a2, b2) = sides
-    jump = np.maximum(
-        np.abs(a1 - a2) / np.maximum(1.0, np.abs(a1)), np.abs(b1 - b2) / np.maximum(1.0, np.abs(b1))
-    )
+        sides.append(V if v_sector else U)
+    jump = np.zeros(len(z))
+    for one, other in zip(*sides, strict=True):
+        jump = np.maximum(jump, np.abs(one - other) / np.maximum(1.0, np.abs(one)))
     return jump > _JUMP
 
 
@@ -209,16 +187,10 @@ def _curve(p: Point, t_max, rtol, atol):
     g = _g(p, qx_b, qx_a, xi_x, one, K, dK, t)
     if g is None:
         return None
-    # the x-circle: rows of B at the loop's nodes, and A(x) = F(x, 1)/(1 - x) for the check
-    x = r0 * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
-    rows = _nodes.sectors(p, x, v=False)
-    A = np.empty(n, complex)
-    for s in _blocks(n, len(one[0])):
-        A[s] = _nodes.m13(p, (rows[0][s], [u[s] for u in rows[1]], None), one).mean(1)
-    A /= 1 - x
+    x = _nodes_on(r0, n)
+    rows, A, dA, small = _circle(p, x, one)
     with np.errstate(over="ignore"):
         grow = r0 ** (-1.0 * t)
-    small = _small_circle(p, x, rows)
     scale_A = np.abs(A)[:, None] + np.abs(small)
     sums, miss = None, np.inf
     for ny in _NY:
@@ -226,29 +198,76 @@ def _curve(p: Point, t_max, rtol, atol):
         # the loop at ny/2 nodes (every second node, twice the weights), and at ny: its sums
         # plus those of the nodes between
         half = sums if sums is not None else _sums(p, x, rows, y[::2], 2 * w[::2], t, grow)
-        if half is None:
-            return None
         sums = half.doubled(_sums(p, x, rows, y[1::2], w[1::2], t, grow))
-        if sums is None:
-            return None
-        # the check: at every x, [y^m] B(x, .) = A(x) + the loop's sum (no pole between);
-        # where it fails, more nodes serve if its miss fell at least tenfold since the last
-        # doubling (the quadrature converging), else a pole lies between (measured: 1e-3,
-        # 1e-5, 1e-9, 2e-15 at 256 .. 2048 nodes where none does; 0.32, 0.21 where one does)
-        last, miss = (
-            miss,
-            float((np.abs(small - A[:, None] - sums.check) / (sums.scale + scale_A)).max()),
-        )
+        # the check: at every x, [y^m] B(x, .) = A(x) + the loop's sum, or that plus a pole
+        # between (_loop_pole); where it fails, more nodes serve if its miss fell at least
+        # tenfold since the last doubling (the quadrature converging), else it refuses
+        # (measured: 1e-3, 1e-5, 1e-9, 2e-15 at 256 .. 2048 nodes where the sum converges;
+        # 0.32, 0.21 where a pole near the cut's end spoils it)
+        d = small - A[:, None] - sums.check
+        scale = sums.scale + scale_A
+        found = _loop_pole.fit(d, small - A[:, None] - half.check, scale, _CHECK)
+        last, miss = miss, float(found.miss.max())
         if miss > _CHECK:
             if miss > last / 10:
                 return None
             continue
         total = K + g.value + sums.S
         err = np.abs(sums.S - half.S) + sums.bound + (4 * t + 20) * _U * sums.moduli
+        pole_radius = None
+        if found.pole.any():
+            if not found.pole.all():  # a pole crossing the loop
+                return None
+            pole = _pole_share(p, x, d, one, y, w, t)
+            if pole is None:
+                return None
+            total, err, pole_radius = total + pole.P, err + pole.error, pole.radius
         err = err + g.error + np.abs(total.imag)
         if np.all(err <= rtol * np.abs(total.real) + atol) or ny == _NY[-1]:
-            return LoopCurve(total.real, err, r0, 1 / (1 - qy_b))
+            return LoopCurve(total.real, err, r0, 1 / (1 - qy_b), pole_radius)
     return None
+
+
+def _nodes_on(r, n):
+    """``n`` nodes on the circle ``|x| = r``, half a step off the real axis."""
+    return r * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
+
+
+def _circle(p: Point, x, one):
+    """At the nodes ``x`` of a circle: the rows of B (u-sector), ``A(x) = F(x, 1)/(1 - x)``
+    (the mean over the circle round 1) with its error (the difference to every second node,
+    and rounding), and ``[y^m] B(x, .)`` off the small circle (:func:`_small_circle`)."""
+    rows = _nodes.sectors(p, x, v=False)
+    A, dA = np.empty(len(x), complex), np.empty(len(x))
+    for s in _nodes.blocks(len(x), len(one[0])):
+        F = _nodes.m13(p, (rows[0][s], [u[s] for u in rows[1]], None), one)
+        A[s] = F.mean(1)
+        dA[s] = np.abs(F[:, ::2].mean(1) - A[s]) + 8 * _U * np.abs(F).max(1)
+    return rows, A / (1 - x), dA / np.abs(1 - x), _small_circle(p, x, rows)
+
+
+def _pole_share(p: Point, x, d0, one, y, w, t) -> _loop_pole.Share | None:
+    """The share of E_t of a pole of ``B(x, .)`` that lies between the y-contours all round the
+    x-circle (:mod:`cotbook.theory._loop_pole`), on the circle through the saddle of
+    ``x y_p(x)`` (:func:`cotbook.theory._loop_pole.saddle`; on the loop's own circle the sum
+    cancels: measured ``sum |terms| / |P_t|`` = 9e5 at t = 10^4): its differences there off
+    the loop's nodes ``y`` (weights ``w``) and their errors (the difference to every second
+    node, ``A``'s error, rounding); ``None`` where the pole does not lie between all round
+    that circle too, the check misses :data:`_CHECK` there, or the differences ``d0`` on the
+    loop's circle ``x`` do not continue to it (:func:`cotbook.theory._loop_pole.continues`)."""
+    r = _loop_pole.saddle(x, d0)
+    xs = _nodes_on(r, 1 << (4 * int(t[-1]) + 32).bit_length())
+    rows, A, dA, small = _circle(p, xs, one)
+    none = t[:0]
+    half = _sums(p, xs, rows, y[::2], 2 * w[::2], none, none)
+    full = half.doubled(_sums(p, xs, rows, y[1::2], w[1::2], none, none))
+    d = small - A[:, None] - full.check
+    scale = full.scale + np.abs(A)[:, None] + np.abs(small)
+    found = _loop_pole.fit(d, small - A[:, None] - half.check, scale, _CHECK)
+    if not (found.pole.all() and found.miss.max() <= _CHECK and _loop_pole.continues(x, d0, xs, d)):
+        return None
+    dd = np.abs(full.check - half.check) + dA[:, None] + 8 * _U * scale
+    return _loop_pole.share(xs, d, dd, t)
 
 
 class _Terms(NamedTuple):
@@ -262,12 +281,9 @@ def _g(p: Point, q_b, q_a, xi, one, K, dK, t) -> _Terms | None:
     """``g_t = [x^t] G``, ``G = (F(x, 1) - K)/(1 - x)`` (analytic at x = 1), on the loop round
     the u-sector's cut (:data:`_NX` nodes), with its error: the difference to every second
     node, the means' errors (``F(x, 1)``'s difference to every second node of the circle
-    round 1, and ``K``'s) and rounding; ``None`` where a sector fails or the means have not
-    converged."""
+    round 1, and ``K``'s) and rounding; ``None`` where the means have not converged."""
     x, w = loop(q_b, q_a, xi, _NX)
     rows = _sector(p, x, v_sector=False)
-    if rows is None:
-        return None
     Fx1 = _nodes.m13(p, rows, one)
     fx1 = Fx1.mean(1)
     dx1 = np.abs(Fx1[:, ::2].mean(1) - fx1)
@@ -291,8 +307,11 @@ class _Sums(NamedTuple):
     """The y-loop's sums over a set of its nodes ``y_j`` (weights ``w_j``, see :func:`loop`):
     ``S_t = sum_j w_j y_j^-(t-1) b_t(y_j)``, ``b_t(y) = [x^t] B(., y)`` off the x-circle's
     FFT; the bound of the FFTs' aliasing and rounding,
-    ``sum_j |w_j y_j^-(t-1)| 2 max(nu_j, u max|B(., y_j)|) r0^-t``; the sum of the terms'
-    moduli; and, for the check, ``sum_j w_j y_j^-(m-1) B(x_k, y_j)`` at every x-node
+    ``sum_j |w_j y_j^-(t-1)| (|b_t(y_j) - b'_t(y_j)| + 2 u max|B(., y_j)|) r0^-t`` with
+    ``b'`` off every second node of the circle (whose aliasing is the larger: ``B(., y_j)``'s
+    coefficients need not fall on both sides where a pole of ``B(x, .)`` lies between the
+    y-contours, so its FFT's upper bins are no measure of aliasing there); the sum of the
+    terms' moduli; and, for the check, ``sum_j w_j y_j^-(m-1) B(x_k, y_j)`` at every x-node
     (``m = 0, 1, 2``) with the sum of its terms' moduli."""
 
     S: np.ndarray
@@ -303,18 +322,14 @@ class _Sums(NamedTuple):
 
     def doubled(self, between):
         """The sums on the loop at twice the nodes, from these (every second node, whose
-        weights halve) and those of the nodes ``between`` (``None`` if they are)."""
-        if between is None:
-            return None
+        weights halve) and those of the nodes ``between``."""
         return _Sums(*(a / 2 + b for a, b in zip(self, between, strict=True)))
 
 
-def _sums(p: Point, x, rows, y, w, t, grow) -> _Sums | None:
-    """:class:`_Sums` over the loop nodes ``y`` (``None`` where a sector fails), a block of
-    nodes at a time."""
+def _sums(p: Point, x, rows, y, w, t, grow) -> _Sums:
+    """:class:`_Sums` over the loop nodes ``y``, a block of nodes at a time (no depth's sum
+    where ``t`` is empty: the check's alone)."""
     cols = _sector(p, y, v_sector=True)
-    if cols is None:
-        return None
     n, depths = len(x), len(t)
     out = _Sums(
         np.zeros(depths, complex),
@@ -324,28 +339,33 @@ def _sums(p: Point, x, rows, y, w, t, grow) -> _Sums | None:
         np.zeros((n, 3)),
     )
     log_y = np.log(y)
-    for s in _blocks(len(y), n):
+    for s in _nodes.blocks(len(y), n):
         B = _nodes.m13(p, rows, (cols[0][s], None, [v[s] for v in cols[2]]))
         B /= (1 - x)[:, None] * (1 - y[s])[None, :]
         ym = w[s][None, :] * np.exp(-(np.arange(3)[:, None] - 1) * log_y[s][None, :])
         out.check[:] += B @ ym.T
         out.scale[:] += np.abs(B) @ np.abs(ym).T
-        coef = _fft(B)
-        floor = 2 * np.maximum(np.abs(coef[n // 2 :]).max(0), _U * np.abs(B).max(0))
+        if not depths:
+            continue
+        coef = _fft(B)[:depths]
+        floor = np.abs(coef - _fft(B, every=2)[:depths]) + 2 * _U * np.abs(B).max(0)
         with np.errstate(over="ignore", under="ignore"):
             Ay = w[s][None, :] * np.exp(-(t[:, None] - 1) * log_y[s][None, :])
-        parts = Ay * coef[:depths] * grow[:, None]
+        parts = Ay * coef * grow[:, None]
         out.S[:] += parts.sum(1)
         out.moduli[:] += np.abs(parts).sum(1)
-        out.bound[:] += (np.abs(Ay) @ floor) * grow
+        out.bound[:] += (np.abs(Ay) * floor).sum(1) * grow
     return out
 
 
-def _fft(rows):
-    """Each column's FFT on the circle (nodes half a step off the real axis), divided by n."""
+def _fft(rows, every=1):
+    """Each column's coefficients ``[x^j] r0^j`` off the FFT on the circle's ``n`` nodes (half a
+    step off the real axis), or on every second of them (``every=2``: the rule on ``n/2``
+    nodes, also ``pi/n`` off the axis)."""
     n = len(rows)
-    phase = np.exp(-1j * np.pi * np.arange(n) / n)
-    return np.fft.fft(rows, axis=0) / n * phase[:, None]
+    on = rows[::every]
+    phase = np.exp(-1j * np.pi * np.arange(len(on)) / n)
+    return np.fft.fft(on, axis=0) / len(on) * phase[:, None]
 
 
 def _small_circle(p: Point, x, rows):
@@ -355,14 +375,7 @@ def _small_circle(p: Point, x, rows):
     cols = _nodes.sectors(p, ys, u=False)
     powers = ys[:, None] ** -np.arange(3)[None, :] / (64 * (1 - ys))[:, None]
     out = np.empty((len(x), 3), complex)
-    for s in _blocks(len(x), 64):
+    for s in _nodes.blocks(len(x), 64):
         at = (rows[0][s], [u[s] for u in rows[1]], None)
         out[s] = (_nodes.m13(p, at, cols) @ powers) / (1 - x[s])[:, None]
     return out
-
-
-def _blocks(count, width) -> list:
-    """Slices of ``range(count)`` whose rows of ``width`` elements hold at most
-    :data:`_BLOCK` elements in all (one row at least)."""
-    step = max(1, _BLOCK // max(width, 1))
-    return [slice(i, min(i + step, count)) for i in range(0, count, step)]

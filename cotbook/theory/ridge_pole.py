@@ -66,8 +66,6 @@ _TOL = 1e-11  # negative powers of Bh - P, relative to max |Bh|, that pass the c
 _BEYOND = 0.01  # the pole is followed until it lies this far (relative) beyond |y| = R
 _BEYOND_GRID = -np.linspace(0.7, 1.02, 65)  # x scanned for a saddle, the poles at 1 taken out
 _INSIDE_GRID = np.linspace(0.05, 0.995, 96)  # |x| scanned on either axis, inside the poles
-_BLOCK = 1 << 22  # elements of the largest temporary array (complex: 64 MB): rows of nodes and
-# depths are taken in blocks of this size, so a path's memory is its rows of Bh (NY per node)
 _SCAN_R = (0.98, 0.995)  # the y-circles of the scan inside the poles at 1, in turn (F can be
 # singular between them, e.g. at y = 0.9949 at (5.245, 1.0789, 0.000188, lam = 2.75e-5))
 
@@ -140,7 +138,7 @@ class _Frame:
         ``F(x_i, 1)``."""
         z, U, _ = _nodes.sectors(self.p, x, v=False)
         Bh, G, dx1 = np.empty((len(x), _NY), complex), np.empty(len(x), complex), 0.0
-        for s in _blocks(len(x), _NY):
+        for s in _nodes.blocks(len(x), _NY):
             at = (z[s], [u[s] for u in U], None)
             Bh[s], fx1, d = self.bh(x[s], at, self.y, self.ring, self.f1y)
             G[s], dx1 = (fx1 - self.K) / (1 - x[s]), max(dx1, d)
@@ -247,18 +245,11 @@ def _spectrum(rows) -> _Spectrum:
     """The :class:`_Spectrum` of ``rows``, a block of rows at a time."""
     n, half = len(rows), _NY // 2
     out = _Spectrum(np.empty((n, half), complex), np.empty(n), np.empty(n))
-    for s in _blocks(n, _NY):
+    for s in _nodes.blocks(n, _NY):
         coef = np.fft.fft(rows[s], axis=1) / _NY
         moduli = np.abs(coef)
         out.low[s], out.nu[s], out.M[s] = coef[:, :half], moduli[:, half:].max(1), moduli.sum(1)
     return out
-
-
-def _blocks(count, width) -> list:
-    """Slices of ``range(count)`` whose rows of ``width`` elements hold at most :data:`_BLOCK`
-    elements in all (one row at least)."""
-    step = max(1, _BLOCK // max(width, 1))
-    return [slice(i, min(i + step, count)) for i in range(0, count, step)]
 
 
 def _saddle(frame: _Frame, grid):
@@ -418,7 +409,7 @@ def _residues(w, psi, even, rel_c, rel_y, t):
     ``rel_y`` of the poles, which enter as ``(t + 1) rel_y``); a block of depths at a time."""
     log_w, log_psi = np.log(w), np.log(psi)
     top, S, err = np.empty(len(t)), np.empty(len(t), complex), np.empty(len(t))
-    for s in _blocks(len(t), len(w)):
+    for s in _nodes.blocks(len(t), len(w)):
         ts = t[s, None]
         log_terms = log_w[None, :] - ts * log_psi[None, :]
         top[s] = log_terms.real.max(1)
@@ -447,7 +438,7 @@ def _rest(spectrum: _Spectrum, x, dx, on_x, t, top, scale, R):
     _, error = _powers(M * on_x, R * np.abs(x), t, top, signed=False)
     held = np.flatnonzero((t < ny // 2 - 4) & (error >= 1e-17))  # (below 1e-17 the bound serves)
     weights, log_Rx = dx / (2j * np.pi * x), np.log(R * x)
-    for s in _blocks(len(held), len(x)):
+    for s in _nodes.blocks(len(held), len(x)):
         at = held[s]
         k = t[at].astype(int)
         terms = (
@@ -478,7 +469,7 @@ def _powers(weights, base, t, top, *, signed=True):
     value = np.zeros(len(t), complex)
     error = coarse.copy()
     formed = np.flatnonzero(coarse >= 1e-17)
-    for s in _blocks(len(formed), len(weights)):
+    for s in _nodes.blocks(len(formed), len(weights)):
         at = formed[s]
         ts = t[at, None]
         if signed:

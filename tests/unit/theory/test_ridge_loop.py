@@ -4,8 +4,8 @@
 The loop's quadrature against a function whose coefficients are known; the cut's ends
 against the sectors' jump; the curve against a torus inside |x| = 1 where that certifies and
 against a torus beyond 1 (poles at 1 taken out) where one serves: other contours, other
-frames; the join into ridge_curve; and the refusal where a pole of B lies between the loop
-and the small circle, which the y-contour would pass.
+frames; the join into ridge_curve; a growing curve, whose pole between the loop and the small
+circle adds its share, against a torus; and the refusal where a pole spoils the loop.
 """
 
 import numpy as np
@@ -66,6 +66,7 @@ def test_loop_curve_matches_a_torus_inside_where_it_certifies(decaying):
     variables) certifies, the two agree within both bounds, and E_0 = 1 within its bound."""
     curve = decaying
     assert curve is not None and 1.005 < curve.y_e < 1.007 and curve.radius < 1
+    assert curve.pole_radius is None
     assert np.all(curve.error <= rg.RIDGE_RTOL * np.abs(curve.E) + 1e-12)
     assert abs(curve.E[0] - 1) <= curve.error[0] < 1e-12
     E_in, err_in, _ = rt.curve(dv.Point.of(*DECAYING), 0.97, 2048, 1000)
@@ -109,6 +110,30 @@ def test_ridge_curve_joins_the_loop_where_the_torus_stops(decaying, monkeypatch)
     assert rg._round_the_cut(p, bent, 10_000, rg.RIDGE_RTOL, 1e-12) is None
     outside = rg.RidgeAccuracyError("beyond", t_c, 1.01, 4096, (E, err))
     assert rg._round_the_cut(p, outside, 10_000, rg.RIDGE_RTOL, 1e-12) is None
+
+
+# (0.9063, 2.162, 0.36, lam = 1.04e-5): a growing coverage point refused at t = 1609 before
+# the pole's share; a pole of B(x, .) lies between the y-contours all round the x-circle
+GROWING = (0.9063, 2.162, 0.36, 1.04e-05)
+
+
+@pytest.mark.slow
+def test_a_pole_between_all_round_the_circle_adds_its_share():
+    """The pole's share (read off the circle through its saddle) makes the growing curve: its
+    E_0 = 1 within the bound, every depth to 2000 certified, and where a torus inside
+    ``|x| = 1`` (another contour, no loop, no pole fitted) certifies, the two agree within
+    both bounds (measured: to 1e-12 relative at t = 784)."""
+    p = dv.Point.of(*GROWING)
+    curve = rl.deep_curve(p, 2000, rg.RIDGE_RTOL, 1e-12)
+    assert curve is not None and curve.pole_radius is not None
+    assert curve.pole_radius < curve.radius < 1
+    assert np.all(curve.error <= rg.RIDGE_RTOL * np.abs(curve.E) + 1e-12)
+    assert abs(curve.E[0] - 1) <= curve.error[0] < 1e-10
+    E_in, err_in, _ = rt.curve(p, 0.985, 8192, 2000)
+    both = np.flatnonzero(err_in <= rg.RIDGE_RTOL * np.abs(E_in) + 1e-12)
+    assert both[-1] > 700
+    assert np.all(np.abs(curve.E[both] - E_in[both]) <= curve.error[both] + err_in[both])
+    assert curve.E[2000] > 1e12 * curve.E[0]  # it grows
 
 
 @pytest.mark.slow

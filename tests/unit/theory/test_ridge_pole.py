@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from cotbook import theory
+from cotbook.theory import _nodes
 from cotbook.theory import derivation as dv
 from cotbook.theory import ridge as rg
 from cotbook.theory import ridge_pole as rp
@@ -159,15 +160,17 @@ def test_an_overflowing_curve_is_refused_where_it_leaves_the_float_range(monkeyp
 
 @pytest.mark.slow
 def test_blocks_of_rows_and_depths_give_the_numbers_of_one_block(monkeypatch):
-    """The path holds only its rows of Bh and blocks of rows or depths (``_BLOCK`` elements):
-    cut into blocks of 64 rows and 2 depths at GROWING, t = 1 .. 300, the curve and its bound
-    are those of blocks as large as each array (any difference is in the last bits)."""
+    """The path holds only its rows of Bh and blocks of rows or depths (``_nodes.BLOCK``
+    elements): cut into blocks of 64 rows and 2 depths at GROWING, t = 1 .. 300, the curve and
+    its bound are those of blocks as large as each array (any difference is in the last
+    bits)."""
     p = dv.Point.of(*GROWING)
     whole = rp.deep_curve(p, 1, 300, n=1024)
-    monkeypatch.setattr(rp, "_BLOCK", 64 * rp._NY)
-    assert [(s.start, s.stop) for s in rp._blocks(130, rp._NY)] == [(0, 64), (64, 128), (128, 130)]
-    assert len(rp._blocks(300, 1024)) == 2  # blocks of 256 depths of 1024 nodes
-    monkeypatch.setattr(rp, "_BLOCK", 2 * 1024)
+    monkeypatch.setattr(_nodes, "BLOCK", 64 * rp._NY)
+    blocks = _nodes.blocks(130, rp._NY)
+    assert [(s.start, s.stop) for s in blocks] == [(0, 64), (64, 128), (128, 130)]
+    assert len(_nodes.blocks(300, 1024)) == 2  # blocks of 256 depths of 1024 nodes
+    monkeypatch.setattr(_nodes, "BLOCK", 2 * 1024)
     blocked = rp.deep_curve(p, 1, 300, n=1024)
     assert np.max(np.abs(blocked.E / whole.E - 1)) < 1e-13
     assert np.max(np.abs(blocked.error / whole.error - 1)) < 1e-6
