@@ -375,10 +375,12 @@ def _round_the_cut(p: Point, refusal, t_max, rtol, atol) -> RidgeCurve | None:
     (:func:`cotbook.theory.ridge_loop.deep_curve`), as :meth:`_TwoTori.join` joins a torus
     beyond 1; ``None`` where the refusal has no inside torus's curve, the path does not apply
     (about a second to find out where the cut is out of reach, up to a minute where the
-    loop's check finds a pole) or the two disagree.  Measured at ``(0.9312, 11, 0.02632,
-    lam = 0.00127)``, where the cut starts at ``y_e = 1.000626``: the search's torus of radius
-    0.9935 certified ``t <= 859``, the loop (2048 nodes round the cut, ``2^17`` on the circle
-    ``|x| = 0.99938``) every depth to 10^4, in 56 s of the 187 s in all."""
+    loop's check finds a pole it cannot take) or the two disagree.  Measured at ``(0.9312, 11,
+    0.02632, lam = 0.00127)``, where the cut starts at ``y_e = 1.000626``: the search's torus
+    of radius 0.9935 certified ``t <= 859``, the loop (2048 nodes round the cut, ``2^17`` on
+    the circle ``|x| = 0.99938``) every depth to 10^4, in 56 s of the 187 s in all; at the
+    growing ``(0.9063, 2.162, 0.36, lam = 1.04e-5)`` the torus certified ``t <= 1609``, the
+    loop with its pole's share every depth to 10^4 (``E = 9.3e63``), 378 s in all."""
     if refusal is None or refusal.curve is None or refusal.certified_to is None:
         return None
     if refusal.radius > 1:
