@@ -256,7 +256,10 @@ def _pole_share(p: Point, x, d0, one, y, w, t) -> _loop_pole.Share | None:
     that circle too, the check misses :data:`_CHECK` there, or the differences ``d0`` on the
     loop's circle ``x`` do not continue to it (:func:`cotbook.theory._loop_pole.continues`)."""
     r = _loop_pole.saddle(x, d0)
-    xs = _nodes_on(r, 1 << (4 * int(t[-1]) + 32).bit_length())
+    # enough nodes for the rule on every second one to resolve the depths and d_0's pole at
+    # x = 1 (1 - r away), as on the loop's own circle
+    n = max(1 << (4 * int(t[-1]) + 32).bit_length(), 1 << math.ceil(math.log2(80 / (1 - r))))
+    xs = _nodes_on(r, n)
     rows, A, dA, small = _circle(p, xs, one)
     none = t[:0]
     half = _sums(p, xs, rows, y[::2], 2 * w[::2], none, none)

@@ -83,7 +83,7 @@ def test_loop_curve_matches_a_torus_beyond_one_where_one_serves():
     paths, different contours in different frames, agree within both bounds at every depth
     (measured: to 4e-16, a hundredth of the bounds)."""
     p = dv.Point.of(1.5219, 7.8562, 0.021019, 2.59e-05)
-    curve = rl.deep_curve(p, 2000, rg.RIDGE_RTOL, 1e-12)
+    curve = rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12)
     E, err, _ = rt.beyond(p, 1.0135, 4096, 2000)
     assert curve is not None and 1.02 < curve.y_e < 1.025
     assert np.all(np.abs(curve.E - E) <= curve.error + err)
@@ -120,11 +120,11 @@ GROWING = (0.9063, 2.162, 0.36, 1.04e-05)
 @pytest.mark.slow
 def test_a_pole_between_all_round_the_circle_adds_its_share():
     """The pole's share (read off the circle through its saddle) makes the growing curve: its
-    E_0 = 1 within the bound, every depth to 2000 certified, and where a torus inside
+    E_0 = 1 within the bound, every depth to 1000 certified, and where a torus inside
     ``|x| = 1`` (another contour, no loop, no pole fitted) certifies, to t = 784, the two
     agree within both bounds (measured: to 1e-12 relative at t = 784)."""
     p = dv.Point.of(*GROWING)
-    curve = rl.deep_curve(p, 2000, rg.RIDGE_RTOL, 1e-12)
+    curve = rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12)
     assert curve is not None and curve.pole_radius is not None
     assert curve.pole_radius < curve.radius < 1
     assert np.all(curve.error <= rg.RIDGE_RTOL * np.abs(curve.E) + 1e-12)
@@ -133,7 +133,7 @@ def test_a_pole_between_all_round_the_circle_adds_its_share():
     both = np.flatnonzero(err_in <= rg.RIDGE_RTOL * np.abs(E_in) + 1e-12)
     assert both[-1] > 700
     assert np.all(np.abs(curve.E[both] - E_in[both]) <= curve.error[both] + err_in[both])
-    assert curve.E[2000] > 1e12 * curve.E[0]  # it grows
+    assert curve.E[1000] > 1e6 * curve.E[0]  # it grows
 
 
 @pytest.mark.slow
