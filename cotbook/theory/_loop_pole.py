@@ -28,9 +28,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _nodes
+from ._residues import residue_sum
 
-_U = np.finfo(float).eps / 2
 _SPREAD = 0.01  # the most relative error of y_p for which the share is offered
 _STABLE = 0.01  # a pole's differences move by less than this (relative) in one doubling
 _INWARD = 0.02  # the saddle's circle is sought this far (relative) inside the loop's circle
@@ -78,11 +77,10 @@ def share(x, d, dd, t) -> Share | None:
     (all of them with a pole between) and their errors ``dd``, or ``None`` where ``y_p`` is
     known to worse than :data:`_SPREAD` (relative).
 
-    Its bound, per depth: the data's (``d_0`` to ``e_0 = dd_0/|d_0|`` and ``y_p`` to
-    ``e_y = e_0 + dd_1/|d_1|``, relative, so each term to ``(1 + e_0)(1 - e_y)^-t - 1``), the
-    trapezoidal rule's aliasing in ``x`` (the difference to the rule on every second node,
-    whose aliasing is the larger: the nodes must number at least ``4 t_max + 32``) and
-    rounding."""
+    The sum and its bound are :func:`cotbook.theory._residues.residue_sum`'s, with the data
+    known to ``e_0 = dd_0/|d_0|`` (``d_0``) and ``e_y = e_0 + dd_1/|d_1|`` (``y_p``), relative,
+    and the rule on every second node of ``x`` for its aliasing (the larger: the nodes must
+    number at least ``4 t_max + 32``)."""
     n = len(x)
     if n < 4 * t[-1] + 32:
         raise ValueError(f"x must have at least 4 t_max + 32 nodes, got {n}")
@@ -90,20 +88,10 @@ def share(x, d, dd, t) -> Share | None:
     ey = e0 + dd[:, 1] / np.abs(d[:, 1])
     if not ey.max() < _SPREAD:
         return None
-    log_d0, log_xy = np.log(d[:, 0]), np.log(x * d[:, 0] / d[:, 1])
-    P, error = np.empty(len(t), complex), np.empty(len(t))
-    for s in _nodes.blocks(len(t), n):
-        depth = t[s][:, None]
-        with np.errstate(over="ignore", under="ignore"):
-            terms = np.exp(log_d0[None, :] - depth * log_xy[None, :])
-            data = np.expm1(np.log1p(e0)[None, :] - depth * np.log1p(-ey)[None, :])
-        moduli = np.abs(terms)
-        P[s] = terms.sum(1) / n
-        error[s] = (
-            (moduli * data).sum(1) / n
-            + np.abs(P[s] - 2 * terms[:, ::2].sum(1) / n)
-            + (4 * t[s] + 20) * _U * moduli.sum(1) / n
-        )
+    top, S, err = residue_sum(d[:, 0] / n, x * d[:, 0] / d[:, 1], slice(None, None, 2), e0, ey, t)
+    with np.errstate(over="ignore"):
+        scale = np.exp(top)
+    P, error = S * scale, err * scale
     return Share(P, error, float(np.abs(x[0])))
 
 

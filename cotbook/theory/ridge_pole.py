@@ -51,6 +51,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _nodes
+from ._residues import residue_sum
 from .derivation import Point
 from .ridge_torus import near_one
 
@@ -376,8 +377,9 @@ def _through(frame: _Frame, saddle, t_from, t_max, n):
     # the residue sum S_t = sum w psi^-t, w = -c dx / (2 pi i x y_k): every term of every
     # other sum below is scaled by exp(-top_t), top_t the log of S_t's largest term
     w = -ck * dx[poles] / (2j * np.pi * x[poles] * yk)
-    top, S, err_S = _residues(
-        w, x[poles] * yk, poles % 2 == 0, dck / np.abs(ck), dyk / np.abs(yk), t
+    rel_c, rel_y = dck / np.abs(ck), dyk / np.abs(yk)  # w to (1 + rel_c)/(1 - rel_y) - 1
+    top, S, err_S = residue_sum(
+        w, x[poles] * yk, poles % 2 == 0, (rel_c + rel_y) / (1 - rel_y), rel_y, t
     )
     # the rest, and where the poles at 1 were taken out g_t (contour sums of G) and h_t (mean
     # over the y-circle), each a sum of weights times powers: summed where it may matter,
@@ -400,29 +402,6 @@ def _through(frame: _Frame, saddle, t_from, t_max, n):
     with np.errstate(over="ignore"):
         E, err = total.real * np.exp(top), error * np.exp(top)
     return PoleCurve(E, err, x0, psi0)
-
-
-def _residues(w, psi, even, rel_c, rel_y, t):
-    """``(top, S, err)``: the residue sum ``S_t = sum w psi^-t`` scaled by ``exp(-top_t)``,
-    ``top_t`` the log of its largest term, and its error: the trapezoidal difference to the
-    nodes ``even``, rounding, and the pole data's (relative errors ``rel_c`` of the residues,
-    ``rel_y`` of the poles, which enter as ``(t + 1) rel_y``); a block of depths at a time."""
-    log_w, log_psi = np.log(w), np.log(psi)
-    top, S, err = np.empty(len(t)), np.empty(len(t), complex), np.empty(len(t))
-    for s in _nodes.blocks(len(t), len(w)):
-        ts = t[s, None]
-        log_terms = log_w[None, :] - ts * log_psi[None, :]
-        top[s] = log_terms.real.max(1)
-        with np.errstate(over="ignore"):
-            parts = np.exp(log_terms - top[s, None])
-        S[s] = parts.sum(1)
-        moduli = np.abs(parts)
-        err[s] = (
-            np.abs(S[s] - 2 * parts[:, even].sum(1))
-            + (12 * ts[:, 0] + 60) * _U * moduli.sum(1)
-            + (moduli * (rel_c + (ts + 1) * rel_y)).sum(1)
-        )
-    return top, S, err
 
 
 def _rest(spectrum: _Spectrum, x, dx, on_x, t, top, scale, R):

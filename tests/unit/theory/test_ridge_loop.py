@@ -83,7 +83,7 @@ def test_loop_curve_matches_a_torus_beyond_one_where_one_serves():
     paths, different contours in different frames, agree within both bounds at every depth
     (measured: to 4e-16, a hundredth of the bounds)."""
     p = dv.Point.of(1.5219, 7.8562, 0.021019, 2.59e-05)
-    curve = rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12)
+    curve = rl.deep_curve(p, 2000, rg.RIDGE_RTOL, 1e-12)
     E, err, _ = rt.beyond(p, 1.0135, 4096, 2000)
     assert curve is not None and 1.02 < curve.y_e < 1.025
     assert np.all(np.abs(curve.E - E) <= curve.error + err)

@@ -1,0 +1,39 @@
+"""A sum of residue terms over the nodes of a contour, ``S_t = sum_k w_k psi_k^-t`` at every
+depth, and its error: what :mod:`cotbook.theory.ridge_pole` (the poles of the mixed sector
+along its x-contour) and :mod:`cotbook.theory._loop_pole` (a pole's share on the loop path)
+both sum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _nodes
+
+_U = np.finfo(float).eps / 2
+
+
+def residue_sum(w, psi, even, rel_w, rel_psi, t):
+    """``(top, S, err)``: ``S_t = sum w psi^-t`` scaled by ``exp(-top_t)``, ``top_t`` the log of
+    its largest term, and its error (scaled alike): the trapezoidal rule's difference to the
+    nodes ``even`` (every second node, whose weights double), rounding, and the data's (``w``
+    known to ``rel_w`` and ``psi`` to ``rel_psi``, relative, so each term to
+    ``(1 + rel_w)(1 - rel_psi)^-t - 1``); a block of depths at a time."""
+    log_w, log_psi = np.log(w), np.log(psi)
+    log_rel_w, log_rel_psi = np.log1p(rel_w), np.log1p(-np.minimum(rel_psi, 1.0))
+    top, S, err = np.empty(len(t)), np.empty(len(t), complex), np.empty(len(t))
+    for s in _nodes.blocks(len(t), len(w)):
+        ts = t[s, None]
+        log_terms = log_w[None, :] - ts * log_psi[None, :]
+        top[s] = log_terms.real.max(1)
+        with np.errstate(over="ignore", divide="ignore"):
+            parts = np.exp(log_terms - top[s, None])
+            data = np.expm1(log_rel_w[None, :] - ts * log_rel_psi[None, :])
+        S[s] = parts.sum(1)
+        moduli = np.abs(parts)
+        err[s] = (
+            np.abs(S[s] - 2 * parts[:, even].sum(1))
+            + (12 * ts[:, 0] + 60) * _U * moduli.sum(1)
+            + (moduli * data).sum(1)
+        )
+    return top, S, err
