@@ -48,6 +48,12 @@ def m13(p: Point, rows, cols):
     return F
 
 
+def circle(r, n):
+    """``n`` nodes on the circle ``|x| = r``, half a step off the real axis (so none is real:
+    the circles of the ridge paths never meet the cuts on the real axis at a node)."""
+    return r * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
+
+
 BLOCK = 1 << 22
 """Elements of the largest temporary array (complex: 64 MB): rows of nodes and depths are
 taken in blocks of this size (:func:`blocks`)."""

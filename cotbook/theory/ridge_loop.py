@@ -187,7 +187,7 @@ def _curve(p: Point, t_max, rtol, atol):
     g = _g(p, qx_b, qx_a, xi_x, one, K, dK, t)
     if g is None:
         return None
-    x = _nodes_on(r0, n)
+    x = _nodes.circle(r0, n)
     rows, A, dA, small = _circle(p, x, one)
     with np.errstate(over="ignore"):
         grow = r0 ** (-1.0 * t)
@@ -228,11 +228,6 @@ def _curve(p: Point, t_max, rtol, atol):
     return None
 
 
-def _nodes_on(r, n):
-    """``n`` nodes on the circle ``|x| = r``, half a step off the real axis."""
-    return r * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
-
-
 def _circle(p: Point, x, one):
     """At the nodes ``x`` of a circle: the rows of B (u-sector), ``A(x) = F(x, 1)/(1 - x)``
     (the mean over the circle round 1) with its error (the difference to every second node,
@@ -259,7 +254,7 @@ def _pole_share(p: Point, x, d0, one, y, w, t) -> _loop_pole.Share | None:
     # enough nodes for the rule on every second one to resolve the depths and d_0's pole at
     # x = 1 (1 - r away), as on the loop's own circle
     n = max(1 << (4 * int(t[-1]) + 32).bit_length(), 1 << math.ceil(math.log2(80 / (1 - r))))
-    xs = _nodes_on(r, n)
+    xs = _nodes.circle(r, n)
     rows, A, dA, small = _circle(p, xs, one)
     none = t[:0]
     half = _sums(p, xs, rows, y[::2], 2 * w[::2], none, none)

@@ -102,7 +102,7 @@ class _Frame:
 
     def __init__(self, p: Point, R=_R, remove=True):
         self.p, self.R, self.remove = p, R, remove
-        self.y = R * np.exp(2j * np.pi * (np.arange(_NY) + 0.5) / _NY)
+        self.y = _nodes.circle(R, _NY)
         self.ring = _nodes.sectors(p, self.y)
         self.K = self.dK = self.maxF = self.d1y = 0.0
         self.f1y = self.H = None
@@ -154,7 +154,7 @@ class _Frame:
         found = []
         centre = guess
         for rho in (min(_SMALL[0], abs(1 - guess) / 3), _SMALL[1]):  # (B's pole at y = 1 out)
-            w = rho * np.exp(2j * np.pi * (np.arange(_SMALL_NODES) + 0.5) / _SMALL_NODES)
+            w = _nodes.circle(rho, _SMALL_NODES)
             ys = centre + w
             Bh = self.bh(xs, at, ys, _nodes.sectors(self.p, ys, u=False))[0][0]
             mu0, mu1 = np.mean(Bh * w), np.mean(Bh * w * w)
@@ -471,7 +471,7 @@ def _x_analytic(frame: _Frame, x, dx) -> bool:
     pass inside a contour near 0: at ``(2.1576, 0.9061, 0.04481, lam = 1.59e-6)``, ``x0 =
     -0.49``, where ``x y_k(x)`` is about 0.24.)"""
     p = frame.p
-    ys = 0.1 * np.exp(2j * np.pi * (np.arange(32) + 0.5) / 32)
+    ys = _nodes.circle(0.1, 32)
     try:
         at, cols = _nodes.sectors(p, x, v=False), _nodes.sectors(p, ys, u=False)
         Bh = frame.bh(x, at, ys, cols)[0]

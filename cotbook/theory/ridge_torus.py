@@ -25,8 +25,7 @@ def near_one(p: Point, r):
     ``|x - 1| = (r - 1)/2`` (half a step off the real axis), whose means give ``F(x, 1)``,
     ``F(1, y)`` and ``F(1, 1)`` by Cauchy's formula where F is analytic inside it (used by
     :func:`beyond` and by :mod:`cotbook.theory.ridge_pole`'s frame beyond the poles at 1)."""
-    angle = 2j * np.pi * (np.arange(_POLE_NODES) + 0.5) / _POLE_NODES
-    return _nodes.sectors(p, 1 + (r - 1) / 2 * np.exp(angle))
+    return _nodes.sectors(p, 1 + _nodes.circle((r - 1) / 2, _POLE_NODES))
 
 
 def _coefficients(p: Point, r, n):
@@ -61,7 +60,7 @@ def beyond(p: Point, r, n, t_max, failures=None):
     ``2 max(nu, floor) r^-t`` (1-D) and ``r^-2t`` (2-D) terms, the floors carrying the
     cancellation in the numerators of ``G``, ``H`` and ``Bh`` near ``x = 1``."""
     u = np.finfo(float).eps
-    x = r * np.exp(2j * np.pi * (np.arange(n) + 0.5) / n)
+    x = _nodes.circle(r, n)
     try:
         ring, one = _nodes.sectors(p, x), near_one(p, r)
         Fxy, Fx1, F1y, F11 = (
