@@ -11,10 +11,7 @@ import pytest
 
 from cotbook.theory import _loop_pole as lp
 from cotbook.theory import ridge_loop as rl
-
-
-def _circle(r, n):
-    return rl._nodes_on(r, n)
+from cotbook.theory._nodes import circle as _circle
 
 
 def _differences(d0, y):
