@@ -121,17 +121,18 @@ GROWING = (0.9063, 2.162, 0.36, 1.04e-05)
 def test_a_pole_between_all_round_the_circle_adds_its_share():
     """The pole's share (read off the circle through its saddle) makes the growing curve: its
     E_0 = 1 within the bound, every depth to 1000 certified, and where a torus inside
-    ``|x| = 1`` (another contour, no loop, no pole fitted) certifies, to t = 784, the two
-    agree within both bounds (measured: to 1e-12 relative at t = 784)."""
+    ``|x| = 1`` (another contour, no loop, no pole fitted) certifies, to t = 464 on 3072
+    points per circle, the two agree within both bounds (measured: their difference is
+    1.3e-5 of the bounds' sum at worst; 4096 points certify to 784 and cost 6x the time)."""
     p = dv.Point.of(*GROWING)
     curve = rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12)
     assert curve is not None and curve.pole_radius is not None
     assert curve.pole_radius < curve.radius < 1
     assert np.all(curve.error <= rg.RIDGE_RTOL * np.abs(curve.E) + 1e-12)
     assert abs(curve.E[0] - 1) <= curve.error[0] < 1e-10
-    E_in, err_in, _ = rt.curve(p, 0.985, 4096, 1000)
+    E_in, err_in, _ = rt.curve(p, 0.985, 3072, 1000)
     both = np.flatnonzero(err_in <= rg.RIDGE_RTOL * np.abs(E_in) + 1e-12)
-    assert both[-1] > 700
+    assert both[-1] > 400
     assert np.all(np.abs(curve.E[both] - E_in[both]) <= curve.error[both] + err_in[both])
     assert curve.E[1000] > 1e6 * curve.E[0]  # it grows
 
