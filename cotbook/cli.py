@@ -10,14 +10,16 @@
   ``--only protocol`` (never by default): the authors' released protocol, several trials a
   cell (:mod:`cotbook.attention.protocol`); ``--only recheck`` (never by default): fresh
   trials of it where their value fell outside ours (:mod:`cotbook.attention.recheck`).
-- ``bench {theory,simulate,accuracy,coverage,attention}``: timings; ``theory``, ``accuracy``
-  (the Appendix D table, a long run), ``coverage`` (how deep lambda > 0 is certified at random
-  points, a long run) and ``attention`` save a record.
+- ``bench {theory,simulate,accuracy,coverage,attention,scaling,tests}``: timings; ``theory``,
+  ``accuracy`` (the Appendix D table, a long run), ``coverage`` (how deep lambda > 0 is
+  certified at random points, a long run), ``attention``, ``scaling`` (the Figure 2 grid on
+  each engine) and ``tests`` (the README's test command, :mod:`cotbook.book.suite_timing`)
+  save a record.
 - ``theory --alpha A --tau T --sigma2 S [--lam LAM] --t T1 [T2 ...]``: Result 1's E_t at those
   depths and Results 2-3 at that point (:func:`cotbook.theory.summary`); ``--json``, ``--csv``.
 - ``explorer [--scale tiny|paper]``: the explorer page's data, E_t on a fine (alpha, tau) grid
   at four noise levels and its interpolation error (:mod:`cotbook.book.explorer`), saved as the
-  record ``theory_explorer`` (about 4 minutes).
+  record ``theory_explorer``.
 - ``precompute [--only NAME ...]``: the chapters' slow tables and figures
   (:mod:`cotbook.book.precomputed`), one record each, which the chapters read back.
 - ``pdf [--html DIR] [--out FILE]``: the built book as one PDF, printed page by page by
@@ -51,12 +53,19 @@ from .book import results
 
 CHAPTER_BUDGET_S = 180.0
 
-# Wall-clock times measured on 2 cores (the paper-scale ones are also stored in their records).
-_SIMULATE_TIMES = {"tiny": "1 s", "book": "40 s", "paper": "3 min", "precision": "6 min"}
-_EXPERIMENT_TIMES = {
-    "tiny": "5 s",
-    "book": "2 min",
-    "paper": "grid 22 min + sensitivity 5 min + instability 13 min + softmax 10 min (serial)",
+# What each scale is for.  No run time is written here: what the committed runs cost is read
+# from their records by the chapter Long runs (book/long_runs.md).
+_COSTS = "what the committed runs cost, read from their records: book/long_runs.md"
+_SIMULATE_SCALES = {
+    "tiny": "a smoke test",
+    "book": "what the chapter runs when no record is present",
+    "paper": "the committed record",
+    "precision": "the second committed record: more trials at the two largest D",
+}
+_EXPERIMENT_SCALES = {
+    "tiny": "a smoke test",
+    "book": "a quick check",
+    "paper": "the committed records, a long run",
 }
 
 
@@ -292,6 +301,17 @@ def _bench(args) -> int:
             print(f"{ratio}: {x:.2f}x")
         print(f"data identical: {data['identical']}")
         return 0
+    if args.what == "tests":
+        from .book import suite_timing
+
+        config = {"command": "python " + " ".join(suite_timing.COMMAND)}
+        data = _save_measured(
+            "test_suite", config, lambda: suite_timing.measure(args.root), args.out
+        )
+        print(f"{data['tests']} tests in {data['wall_s'] / 60:.1f} min, {data['cpu_s']:.0f} CPU s")
+        for group, seconds, share in suite_timing.summary(data)[0]:
+            print(f"  {group}: {seconds:.0f} test-s ({share:.0%})")
+        return 0
     if args.what == "attention":
         settings = dict(bench.ATTENTION_SETTINGS)
         report = _save_measured(
@@ -381,11 +401,8 @@ def _add_authors(sub) -> None:
     p.set_defaults(run=_authors)
 
 
-def _scales_help(times, committed) -> str:
-    return "; ".join(
-        f"{scale}: ~{t}" + (" (committed to book/results/)" if scale in committed else "")
-        for scale, t in times.items()
-    )
+def _scales_help(scales) -> str:
+    return "; ".join(f"{scale}: {what}" for scale, what in scales.items()) + f" ({_COSTS})"
 
 
 def _add_engine_options(p) -> None:
@@ -464,9 +481,9 @@ def main(argv=None) -> int:
         "simulate",
         help="theory vs finite-D simulation (Appendix E figure)",
         description="Theory vs finite-D simulation (Appendix E figure).  Scales: "
-        + _scales_help(_SIMULATE_TIMES, ("paper", "precision")),
+        + _scales_help(_SIMULATE_SCALES),
     )
-    p.add_argument("--scale", choices=list(_SIMULATE_TIMES), default="book", help=_SCALE_HELP)
+    p.add_argument("--scale", choices=list(_SIMULATE_SCALES), default="book", help=_SCALE_HELP)
     p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
     _add_output_options(p)
     p.set_defaults(run=_simulate)
@@ -474,9 +491,9 @@ def main(argv=None) -> int:
         "experiments",
         help="trained attention models over (L, M) (Figure 2)",
         description="Trained attention over the (L, M) grid (Figure 2) and the sensitivity "
-        "study.  Scales: " + _scales_help(_EXPERIMENT_TIMES, ("paper",)),
+        "study.  Scales: " + _scales_help(_EXPERIMENT_SCALES),
     )
-    p.add_argument("--scale", choices=list(_EXPERIMENT_TIMES), default="book", help=_SCALE_HELP)
+    p.add_argument("--scale", choices=list(_EXPERIMENT_SCALES), default="book", help=_SCALE_HELP)
     p.add_argument(
         "--only",
         choices=["grid", "sensitivity", "instability", "softmax", "lottery", "protocol", "recheck"],
@@ -495,8 +512,7 @@ def main(argv=None) -> int:
         "pdf",
         help="the built book as one PDF",
         description="Print every page of the built book (jupyter-book build . first) with "
-        "headless Chromium and merge them in reading order, one bookmark per chapter "
-        "(about 2 min on 2 cores).",
+        "headless Chromium and merge them in reading order, one bookmark per chapter.",
     )
     p.add_argument(
         "--html",
@@ -512,7 +528,7 @@ def main(argv=None) -> int:
         "explorer",
         help="the explorer page's data (a record)",
         description="E_t on the explorer's (alpha, tau) grid at four noise levels, with its "
-        "interpolation error: the record theory_explorer (paper: about 4 min).",
+        f"interpolation error: the record theory_explorer ({_COSTS}).",
     )
     p.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
     p.add_argument(
@@ -524,7 +540,7 @@ def main(argv=None) -> int:
         help="the chapters' slow tables and figures (records)",
         description="Compute the studies of cotbook.book.precomputed that chapters read back "
         "(the best depth in saturation, the closed system's depths, Result 3's optimal depth, "
-        "the side of the floor): one record each (about 3 min in all).",
+        f"the side of the floor): one record each ({_COSTS}).",
     )
     p.add_argument(
         "--only",
@@ -538,12 +554,13 @@ def main(argv=None) -> int:
     p.set_defaults(run=_precompute)
     p = sub.add_parser(
         "bench",
-        help="timings; theory, accuracy, coverage and attention save a record",
-        description="theory: fast engine vs the recursion (~1 min, saved); simulate: engine "
-        "timings (~1 min); accuracy: the Appendix D accuracy table, t <= 80 (~1 min, saved; a long "
+        help="timings; theory, accuracy, coverage, attention and tests save a record",
+        description="theory: fast engine vs the recursion (saved); simulate: engine "
+        "timings; accuracy: the Appendix D accuracy table, t <= 80 (saved; a long "
         "run: --scale, --resume, --workers, --scheduler); coverage: lambda > 0 at random points "
         "to t = 10^4 (a long run, saved); attention: one training run, fast "
-        "vs literal (~4 min, saved).",
+        "vs literal (saved); scaling: the Figure 2 grid on each engine (saved); tests: the "
+        f"README's test command (saved); {_COSTS}.",
     )
     kinds = p.add_subparsers(dest="what", required=True)
     kinds.add_parser("simulate").set_defaults(run=_bench)
@@ -559,16 +576,28 @@ def main(argv=None) -> int:
     q = kinds.add_parser(
         "coverage",
         description="How deep the lambda > 0 engine certifies E_t at random points of the "
-        "domain, asked for t = 10^4 (a long run: paper ~15 min on 2 workers).",
+        f"domain, asked for t = 10^4 (a long run; {_COSTS}).",
     )
     q.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
     _add_output_options(q)
     q.set_defaults(run=_bench)
     q = kinds.add_parser(
+        "tests",
+        description="The README's test command run once in a checkout: its wall-clock, CPU "
+        "time and test-seconds per file (the record test_suite; a red run is not saved).",
+    )
+    q.add_argument(
+        "--root", default=str(_ROOT), help="the checkout whose tests run (default: %(default)s)"
+    )
+    q.add_argument(
+        "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
+    )
+    q.set_defaults(run=_bench)
+    q = kinds.add_parser(
         "scaling",
         description="The Figure 2 grid serially, on one worker process and on a local Dask "
         "cluster, each from scratch: wall-clock times, per-unit costs, byte-identical data "
-        "(paper: ~80 min on 2 cores).",
+        f"(a long run; {_COSTS}).",
     )
     q.add_argument("--scale", choices=["tiny", "book", "paper"], default="paper", help=_SCALE_HELP)
     q.add_argument(

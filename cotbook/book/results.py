@@ -168,6 +168,13 @@ RESULTS = {
             required=False,
         ),
         ResultSpec(
+            "test_suite",
+            "paper",
+            ("cotbook.book.suite_timing",),
+            "python -m cotbook bench tests",
+            required=False,
+        ),
+        ResultSpec(
             "authors_released",
             "released",
             ("cotbook.book.authors_release",),
