@@ -82,7 +82,7 @@ def measure(root) -> dict:
 
 def _file(classname: str, root: Path) -> str:
     """The test file of a junit ``classname`` (``tests.unit.test_cli`` or, for a test in a
-    class, ``tests.unit.test_cli.TestX``; nbval's items: ``tests.book.notebooks.model``):
+    class, ``tests.unit.test_cli.TestX``; nbval's items: ``tests.book.notebooks.model.ipynb``):
     the longest dotted prefix that names a file under ``root``."""
     parts = classname.split(".")
     for k in range(len(parts), 0, -1):
