@@ -63,3 +63,26 @@ def test_junit_class_names_are_mapped_to_their_files(tmp_path):
         "tests/book/notebooks/model.ipynb"
     )
     assert suite_timing._file("tests.unit.test_b.TestX", tmp_path) == "tests/unit/test_b.py"
+
+
+def test_the_command_saves_work_and_wall_clock_as_a_long_run_does(monkeypatch, tmp_path, capsys):
+    """``bench tests`` saves the run's CPU time as its work (``total``) and its wall-clock as
+    ``this_session``, with the engine named, so that Long runs' table puts each in its column
+    (the record is read back by the loader, which checks it)."""
+    from cotbook import cli
+    from cotbook.book import results
+
+    fake = {
+        "tests": 3,
+        "skipped": 0,
+        "wall_s": 120.0,
+        "cpu_s": 200.0,
+        "files": {"tests/unit/test_a.py": 150.0},
+        "groups": {"unit: the rest": 150.0},
+    }
+    monkeypatch.setattr(suite_timing, "measure", lambda root: fake)
+    assert cli.main(["bench", "tests", "--out", str(tmp_path)]) == 0
+    record = results.load("test_suite", directory=tmp_path)
+    assert record.data == fake and record.timings_s == {"total": 200.0, "this_session": 120.0}
+    assert record.environment["engine"] == suite_timing.ENGINE
+    assert "3 tests in 2.0 min, 200 CPU s" in capsys.readouterr().out
