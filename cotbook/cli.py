@@ -248,22 +248,25 @@ def _experiments(args) -> int:
     return _studies(args, studies)
 
 
-def _save_measured(name, config, compute, out, scale="paper") -> dict:
-    """Run ``compute() -> data`` and save it as the record ``name`` at ``scale``."""
+def _save_measured(name, config, compute, out, scale="paper", *, timings=None, engine=None):
+    """Run ``compute() -> data`` and save it as the record ``name`` at ``scale``; its timings
+    are the run's wall-clock, or ``timings(data)`` where the data measured their own (on the
+    ``engine`` named)."""
     from .book import runner
 
     directory = runner.output_directory(name, scale, out)
     code = results.code_info(results.RESULTS[name].producers)  # the code this run starts with
     start = time.perf_counter()
     data = compute()
-    timings = {"total": time.perf_counter() - start}
+    elapsed = {"total": time.perf_counter() - start}
     path = results.save(
         name,
         scale=scale,
         config=config,
         data=data,
-        timings=timings,
+        timings=elapsed if timings is None else timings(data),
         code=code,
+        environment_extra=None if engine is None else {"engine": engine},
         directory=directory,
     )
     print(f"saved {path}")
@@ -302,23 +305,17 @@ def _bench(args) -> int:
         print(f"data identical: {data['identical']}")
         return 0
     if args.what == "tests":
-        from .book import runner, suite_timing
+        from .book import suite_timing
 
-        directory = runner.output_directory("test_suite", "paper", args.out)
-        code = results.code_info(results.RESULTS["test_suite"].producers)
-        data = suite_timing.measure(args.root)
-        # as a long run's record: the work (CPU time, all processes) and the wall-clock
-        path = results.save(
+        data = _save_measured(
             "test_suite",
-            scale="paper",
-            config={"command": "python " + " ".join(suite_timing.COMMAND)},
-            data=data,
-            timings={"total": data["cpu_s"], "this_session": data["wall_s"]},
-            code=code,
-            environment_extra={"engine": suite_timing.ENGINE},
-            directory=directory,
+            {"command": "python " + " ".join(suite_timing.COMMAND)},
+            lambda: suite_timing.measure(args.root),
+            args.out,
+            # as a long run's record: the work (CPU time, all processes) and the wall-clock
+            timings=lambda data: {"total": data["cpu_s"], "this_session": data["wall_s"]},
+            engine=suite_timing.ENGINE,
         )
-        print(f"saved {path}")
         print(f"{data['tests']} tests in {data['wall_s'] / 60:.1f} min, {data['cpu_s']:.0f} CPU s")
         for group, seconds, share in suite_timing.summary(data)[0]:
             print(f"  {group}: {seconds:.0f} test-s ({share:.0%})")
