@@ -48,6 +48,25 @@ def m13(p: Point, rows, cols):
     return F
 
 
+def over_poles(F, x, y):
+    """``B = F / ((1 - x_i)(1 - y_j))`` from ``F`` at the rows ``x`` and columns ``y``, in place
+    (the arrays are the engine's largest: a new one per step cost more than the step)."""
+    with np.errstate(all="ignore"):  # a node at 1 gives inf, which the callers refuse
+        F /= (1 - x)[:, None]
+        F /= (1 - y)[None, :]
+    return F
+
+
+def without_poles(F, fx1, f1y, K, x, y):
+    """``Bh = (F - F(x, 1) - F(1, y) + K) / ((1 - x)(1 - y))``, B with its poles at ``x = 1`` and
+    ``y = 1`` taken out (``fx1``, ``f1y``: ``F(x_i, 1)``, ``F(1, y_j)``; ``K = F(1, 1)``), in
+    place (:func:`over_poles`)."""
+    F -= fx1[:, None]
+    F -= f1y[None, :]
+    F += K
+    return over_poles(F, x, y)
+
+
 def circle(r, n):
     """``n`` nodes on the circle ``|x| = r``, half a step off the real axis (so none is real:
     the circles of the ridge paths never meet the cuts on the real axis at a node)."""

@@ -22,18 +22,22 @@ def residue_sum(w, psi, even, rel_w, rel_psi, t):
     log_w, log_psi = np.log(w), np.log(psi)
     log_rel_w, log_rel_psi = np.log1p(rel_w), np.log1p(-np.minimum(rel_psi, 1.0))
     top, S, err = np.empty(len(t)), np.empty(len(t), complex), np.empty(len(t))
-    for s in _nodes.blocks(len(t), len(w)):
+    for s in _nodes.blocks(len(t), len(w)):  # in place: a new block per step cost more
         ts = t[s, None]
-        log_terms = log_w[None, :] - ts * log_psi[None, :]
-        top[s] = log_terms.real.max(1)
+        parts = ts * log_psi[None, :]
+        np.subtract(log_w[None, :], parts, out=parts)  # the terms' logs
+        top[s] = parts.real.max(1)
+        parts -= top[s, None]
+        data = ts * log_rel_psi[None, :]
+        np.subtract(log_rel_w[None, :], data, out=data)
         with np.errstate(over="ignore", divide="ignore"):
-            parts = np.exp(log_terms - top[s, None])
-            data = np.expm1(log_rel_w[None, :] - ts * log_rel_psi[None, :])
+            np.exp(parts, out=parts)
+            np.expm1(data, out=data)
         S[s] = parts.sum(1)
         moduli = np.abs(parts)
-        err[s] = (
-            np.abs(S[s] - 2 * parts[:, even].sum(1))
-            + (12 * ts[:, 0] + 60) * _U * moduli.sum(1)
-            + (moduli * data).sum(1)
+        err[s] = np.abs(S[s] - 2 * parts[:, even].sum(1)) + (12 * ts[:, 0] + 60) * _U * moduli.sum(
+            1
         )
+        data *= moduli
+        err[s] += data.sum(1)
     return top, S, err

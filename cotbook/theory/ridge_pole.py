@@ -126,12 +126,12 @@ class _Frame:
         p = self.p
         F = _nodes.m13(p, at, cols)
         if not self.remove:
-            return F / ((1 - x)[:, None] * (1 - y)[None, :]), np.zeros(len(x), complex), 0.0
+            return _nodes.over_poles(F, x, y), np.zeros(len(x), complex), 0.0
         Fx1 = _nodes.m13(p, at, self.one)
         fx1 = Fx1.mean(1)
         if f1y is None:
             f1y = _nodes.m13(p, self.one, cols).mean(0)
-        Bh = (F - fx1[:, None] - f1y[None, :] + self.K) / ((1 - x)[:, None] * (1 - y)[None, :])
+        Bh = _nodes.without_poles(F, fx1, f1y, self.K, x, y)
         return Bh, fx1, float(np.abs(Fx1[:, ::2].mean(1) - fx1).max())
 
     def rows(self, x) -> tuple[_Rows, float]:
