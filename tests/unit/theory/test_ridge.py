@@ -328,9 +328,15 @@ def test_a_torus_past_the_float_range_ends_the_search_by_name(monkeypatch):
     assert refusal.value.overflow and refusal.value.certified_to == 30
     assert len(tried) == 2
     bound_overflows = True
+    # nothing is known of E_31 then, so the other paths are tried: planted to find nothing (at
+    # this point the real ones spend 9 s finding it)
+    paths = []
+    for module in (rg.ridge_loop, rg.ridge_pole):
+        monkeypatch.setattr(module, "deep_curve", lambda *a, m=module, **k: paths.append(m))
     with pytest.raises(rg.RidgeAccuracyError, match=r"E_31 .* known to \+-inf") as refusal:
         rg.ridge_curve(2.0, 3.0, 0.01, 40, lam=0.1)
     assert not refusal.value.overflow and refusal.value.certified_to == 30
+    assert set(paths) == {rg.ridge_loop, rg.ridge_pole}
 
 
 @pytest.mark.slow
