@@ -33,7 +33,7 @@ loss.sum().backward()
 K = 0.3 * rng.standard_normal((G, 2 * D + 2, D + 1))
 V = 0.3 * rng.standard_normal((G, D, 2 * D + 2))
 est0, w = rng.standard_normal((B, D)), rng.standard_normal((B, D))
-_kernels.cot_errors(pool.astype(float), "softmax", True, K, V, est0, w, 0.7, R, 3)
+_kernels.cot_errors(pool, "softmax", True, K, V, est0, w, 0.7, R, 3)
 print(*seen, torch.get_num_threads())
 """
 
