@@ -35,9 +35,11 @@ def residue_sum(w, psi, even, rel_w, rel_psi, t):
             np.expm1(data, out=data)
         S[s] = parts.sum(1)
         moduli = np.abs(parts)
-        err[s] = np.abs(S[s] - 2 * parts[:, even].sum(1)) + (12 * ts[:, 0] + 60) * _U * moduli.sum(
-            1
-        )
+        # the trapezoidal rule's difference and rounding; then the data's
+        err[s] = (
+            np.abs(S[s] - 2 * parts[:, even].sum(1))
+            + (12 * ts[:, 0] + 60) * _U * moduli.sum(1)
+        )  # fmt: skip
         data *= moduli
         err[s] += data.sum(1)
     return top, S, err
