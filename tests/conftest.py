@@ -7,7 +7,6 @@ The book-level tests (the `book` marker) and their fixtures live in tests/book/c
 `pytest -m "not book"` runs the unit tests only.
 """
 
-import math
 import os
 import shutil
 from pathlib import Path
@@ -56,13 +55,7 @@ def pytest_collection_finish(session):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The test files in the order their measured cost sets, slowest first: their test-seconds
-    in the committed record of a whole run (``python -m cotbook bench tests``, record
-    ``test_suite``; a file it does not know goes first). pytest-xdist hands whole files to the
-    workers in this order (``--no-loadscope-reorder``, pyproject.toml, keeps it), so each
-    worker's last files are short ones and the two finish together; by default xdist took the
-    files with the most tests first, which left the three slowest (about 100 s each) near the
-    end. The tests within a file keep their order."""
+    """The test files slowest first, by the committed record of a run (tests/file_order.py)."""
     from cotbook.book import results
 
     try:
@@ -71,13 +64,11 @@ def pytest_collection_modifyitems(config, items):
         return
     if record is None or not items:
         return
-    seconds = record.data["files"]
+    import file_order
+
     root = Path(__file__).resolve().parent.parent
-    where = {item: item.path.resolve().relative_to(root).as_posix() for item in items}
-    first = {}  # each file's first position, for a stable order among equals
-    for i, item in enumerate(items):
-        first.setdefault(where[item], i)
-    items.sort(key=lambda item: (-seconds.get(where[item], math.inf), first[where[item]]))
+    files = [item.path.resolve().relative_to(root).as_posix() for item in items]
+    items[:] = [items[i] for i in file_order.slowest_first(files, record.data["files"])]
 
 
 def pytest_unconfigure(config):
