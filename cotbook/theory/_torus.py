@@ -43,18 +43,18 @@ def m13_on_torus(u, m11, m12, m21, m22, v, m34, m43, m44, alpha, tau, c, lam):
         ap = (c * m12[i] - u[i] * m11[i]) / D1
         one_cb = (tau + (c - 1) * u[i] * m21[i]) / D1  # 1 - c (m22 - u m21)/D1
         one_bp = tau / D1  # 1 - (c m22 - u m21)/D1
-        e12 = 1 - m12[i]
+        over_e12 = 1 / (1 - m12[i])  # (one division per row, one per entry: they cost most)
         for j in range(n2):
-            P = g[j] / e12  # v alpha / ((1 - m12)(1 - v m43))
+            P = g[j] * over_e12  # v alpha / ((1 - m12)(1 - v m43))
             a11 = P * t2[j] - lam / 2 - c * t2[j]
             a13 = c * t2[j] * (ap - P * a)
             r1 = -P * m11[i]
             a31 = P * m22[i] * t2[j]
             a33 = -P * m22[i] * t2[j] * c * a + g[j] * t2[j] * one_cb - lam / 2 - c * t2[j] * one_bp
             r3 = -P * m22[i] * m11[i] - g[j] * m21[i]
-            det = a11 * a33 - a13 * a31
-            m14 = (r1 * a33 - a13 * r3) / det
-            m24 = (a11 * r3 - a31 * r1) / det
+            over_det = 1 / (a11 * a33 - a13 * a31)
+            m14 = (r1 * a33 - a13 * r3) * over_det
+            m24 = (a11 * r3 - a31 * r1) * over_det
             m13 = m11[i] + t2[j] * (m14 - c * a * m24)
             out[i, j] = m13
     return out

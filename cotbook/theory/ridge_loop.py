@@ -32,8 +32,13 @@ circle ``|y| = 1/2``: no pole of ``B(x, .)`` lies between the two, which the y-c
 pass.  Where a simple pole does, all round the circle (a growing curve's, whose
 ``|x y_p| < 1`` makes E_t grow), its share is added (:mod:`cotbook.theory._loop_pole`, read
 off a circle through its saddle); a pole between on a part of the circle only crosses the
-loop and is refused, and so is one that spoils the loop's convergence (at ``(0.6674, 10.26,
-0, lam = 2.951e-7)``, one at ``|x y| ~ 1`` next to the cut's end).
+loop, and one next to the loop spoils its convergence.  Where either makes the loop refuse,
+wider loops are tried (:func:`_wider`): their tip moves towards ``y = -1`` and the x-circle
+towards ``|x| = 1``, where a pole near the cut's far end can lie beyond the loop all round
+(at ``(0.6674, 10.26, 0, lam = 2.951e-7)`` it crosses the narrower loop near ``x = -r0``, at
+``|x y| ~ 1``).  At a growing curve whose loop already comes within ``1e-4`` of ``|y| = 1``
+no wider loop keeps ``|y| > 1``, and a pole crossing there is refused (at ``(0.9653, 6.774,
+0.01703, lam = 0.002079)``).
 """
 
 from __future__ import annotations
@@ -54,6 +59,12 @@ _NX = 2048  # nodes on the x-loop of g_t (1-D: cheap)
 _XI = (0.07, 0.05)  # the ellipses' widths tried, widest first (nearer the cut, the
 # singularities of B(x, .) there slow the loop's convergence: at 0.035 the check failed at
 # 2048 nodes where 0.05 passed)
+_WIDE = (0.09, 0.11, 0.13)  # wider ellipses, tried in turn once those of _XI fail
+# (:func:`_wider`); the loop there passes nearer a pole beyond it, so it doubles to 8192
+# nodes while its check's miss falls at least twofold (measured at the settling point
+# (0.6674, 10.26, 0, lam = 2.951e-7), xi = 0.09: 0.10, 0.031, 4.6e-3, 1.3e-4, 9.9e-8, 7e-14
+# at 256 .. 8192 nodes; a pole crossing the loop: 0.32, 0.21, 0.15)
+_NY_WIDE = (256, 512, 1024, 2048, 4096, 8192)
 _SCAN = 256  # points of the scan for the cut's ends
 _JUMP = 1e-8  # a jump of the sector's unknowns across the real axis, relative: on the cut
 _CHECK = 1e-11  # the loop's reproduction of [y^m] B(x, .), relative to its terms
@@ -152,11 +163,23 @@ def _width(q_b, q_a):
     return None
 
 
+def _wider(q_b, q_a):
+    """The ellipses of :data:`_WIDE` that keep ``|y| > 1`` all round (the x-circle inside
+    ``|x| = 1``).  A wider ellipse moves the loop's tip beyond the cut's far end (``q_a``)
+    towards ``y = -1``, so ``r0`` towards 1, and a pole of ``B(x, .)`` near that end, which
+    crosses the narrower loop where ``x ~ -r0``, lies beyond the wider one all round:
+    ``|x y_p|`` grows with ``|x|`` there (measured at the settling point of :data:`_WIDE`,
+    at ``x = -r``: 0.9907, 0.9972, 1.0008 at ``r`` = 0.975, 0.9856, 0.995; ``xi = 0.09``
+    puts the x-circle at ``r0 = 0.9984``)."""
+    return [xi for xi in _WIDE if np.abs(loop(q_b, q_a, xi, 4096)[0]).min() > 1]
+
+
 def deep_curve(p: Point, t_max, rtol, atol) -> LoopCurve | None:
     """``E_0 .. E_t_max`` with error bounds from the circle and the loop (module docstring),
     or ``None`` where the path does not apply or a check fails.  The y-loop starts at 256
     nodes and doubles them to 2048 while its check fails or a depth misses
-    ``rtol |E_t| + atol``."""
+    ``rtol |E_t| + atol``; where it refuses, the wider loops of :func:`_wider` are tried in
+    turn (to 8192 nodes)."""
     try:
         return _curve(p, t_max, rtol, atol)
     except (ArithmeticError, np.linalg.LinAlgError):
@@ -172,10 +195,6 @@ def _curve(p: Point, t_max, rtol, atol):
     xi_y, xi_x = _width(qy_b, qy_a), _width(qx_b, qx_a)
     if xi_y is None or xi_x is None:
         return None
-    r0 = 1 / float(np.abs(loop(qy_b, qy_a, xi_y, 4096)[0]).min())
-    n = max(1 << (2 * t_max + 16).bit_length(), 1 << math.ceil(math.log2(80 / (1 - r0))))
-    if n > _N_MAX:
-        return None
     t = np.arange(t_max + 1)
     # round y = 1 and x = 1: F(x, 1), F(1, y) and K = F(1, 1) are means over a circle of
     # radius 0.3 times the distance to the nearer cut (Cauchy; the difference to every second
@@ -187,6 +206,34 @@ def _curve(p: Point, t_max, rtol, atol):
     g = _g(p, qx_b, qx_a, xi_x, one, K, dK, t)
     if g is None:
         return None
+    loops = [(xi_y, _NY, 10)] + [(xi, _NY_WIDE, 2) for xi in _wider(qy_b, qy_a)]
+    for xi, counts, fall in loops:
+        y_loop = _YLoop(qy_b, qy_a, xi, counts, fall)
+        found = _on_loop(p, t, y_loop, one, K, g, rtol, atol)
+        if found is not None:
+            return found
+    return None
+
+
+class _YLoop(NamedTuple):
+    """A y-loop to try: the cut's ends, the ellipse's width, its node counts in turn and the
+    factor by which the check's miss must fall at each doubling."""
+
+    q_b: float
+    q_a: float
+    xi: float
+    counts: tuple
+    fall: float
+
+
+def _on_loop(p: Point, t, y_loop: _YLoop, one, K, g, rtol, atol):
+    """The curve off the x-circle and the loop ``y_loop`` (:func:`_curve`), or ``None``."""
+    t_max = len(t) - 1
+    qy_b, qy_a, xi_y = y_loop.q_b, y_loop.q_a, y_loop.xi
+    r0 = 1 / float(np.abs(loop(qy_b, qy_a, xi_y, 4096)[0]).min())
+    n = max(1 << (2 * t_max + 16).bit_length(), 1 << math.ceil(math.log2(80 / (1 - r0))))
+    if n > _N_MAX:
+        return None
     x = _nodes.circle(r0, n)
     rows, A, dA, small = _circle(p, x, one)
     with np.errstate(over="ignore"):
@@ -194,7 +241,7 @@ def _curve(p: Point, t_max, rtol, atol):
     scale_A = np.abs(A)[:, None] + np.abs(small)
     sums, miss = None, np.inf
     saddle = _SaddleCircle(p, one, t_max)
-    for ny in _NY:
+    for ny in y_loop.counts:
         y, w = loop(qy_b, qy_a, xi_y, ny)
         # the loop at ny/2 nodes (every second node, twice the weights), and at ny: its sums
         # plus those of the nodes between
@@ -210,7 +257,7 @@ def _curve(p: Point, t_max, rtol, atol):
         found = _loop_pole.fit(d, small - A[:, None] - half.check, scale, _CHECK)
         last, miss = miss, float(found.miss.max())
         if miss > _CHECK:
-            if miss > last / 10:
+            if miss > last / y_loop.fall:
                 return None
             continue
         total = K + g.value + sums.S
@@ -226,7 +273,7 @@ def _curve(p: Point, t_max, rtol, atol):
             # the loop doubles without summing the rest (the share is summed depth by depth:
             # this decides as the sum over all depths would, at a tenth of its cost)
             few = np.union1d(t[:32], t[::16])
-            if ny != _NY[-1]:
+            if ny != y_loop.counts[-1]:
                 some = saddle.share(few)
                 if some is None:
                     return None
@@ -236,7 +283,7 @@ def _curve(p: Point, t_max, rtol, atol):
             if pole is None:
                 return None
             total, err, pole_radius = total + pole.P, err + pole.error, pole.radius
-        if _within(total, err, rtol, atol).all() or ny == _NY[-1]:
+        if _within(total, err, rtol, atol).all() or ny == y_loop.counts[-1]:
             return LoopCurve(total.real, err + np.abs(total.imag), r0, 1 / (1 - qy_b), pole_radius)
     return None
 

@@ -363,9 +363,9 @@ def test_two_tori_serve_where_neither_serves_alone():
     inside |x| = 1 holds t = 10^4 and every torus beyond it misses atol = 1e-12 at shallow
     depths (r = 1.005: at t = 72-813; the cost of taking out B's poles at 1).  The torus
     r = 0.9983 certifies t <= 919, the torus r = 1.0096 every t >= 386: joined, the whole
-    curve is certified, and the tail's values match the ridgeless engine (lam's effect there
-    is 4e-3 relative at t = 1000, 1e-5 at t = 500).  A tail that disagrees on the overlap, or
-    starts past the inside torus's reach, is not joined."""
+    curve is certified, and the tail's values match the ridgeless engine within the tail's
+    bound and lam's effect (4e-3 relative at t = 1000, 1e-5 at t = 500).  A tail that
+    disagrees on the overlap, or starts past the inside torus's reach, is not joined."""
     point = (1.453, 7.086, 0.0247, 2.979e-08)
     p = dv.Point.of(*point)
     E_in, err_in, _ = rt.curve(p, 0.9983, 4096, 10_000)
@@ -384,7 +384,8 @@ def test_two_tori_serve_where_neither_serves_alone():
     assert np.all(curve.error <= rg.RIDGE_RTOL * curve.E + 1e-12)
     deep = [500, 1000]
     ridgeless = theory.errors_at(*point[:3], deep)
-    np.testing.assert_allclose(E_out[deep], ridgeless, rtol=1e-2)
+    # within the tail's bound (at t = 1000 it is 250 times E_t: those digits are rounding)
+    assert np.all(np.abs(E_out[deep] - ridgeless) <= err_out[deep] + 1e-2 * ridgeless)
     assert 1e-18 < curve.E[1000] < 1e-17 and curve.error[-1] < 1e-17
     bent = E_out.copy()
     bent[start] += 10 * (err_out[start] + err_in[start])

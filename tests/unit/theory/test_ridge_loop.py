@@ -5,7 +5,8 @@ The loop's quadrature against a function whose coefficients are known; the cut's
 against the sectors' jump; the curve against a torus inside |x| = 1 where that certifies and
 against a torus beyond 1 (poles at 1 taken out) where one serves: other contours, other
 frames; the join into ridge_curve; a growing curve, whose pole between the loop and the small
-circle adds its share, against a torus; and the refusal where a pole spoils the loop.
+circle adds its share, against a torus; and a pole crossing the loop, which a wider loop
+leaves beyond it, against a torus.
 """
 
 import numpy as np
@@ -117,6 +118,18 @@ def test_ridge_curve_joins_the_loop_where_the_torus_stops(decaying, monkeypatch)
 GROWING = (0.9063, 2.162, 0.36, 1.04e-05)
 
 
+def _certified_and_agrees_with_a_torus(p, curve, r, n, reach):
+    """Every depth of ``curve`` certified, ``E_0 = 1`` within its bound, and the curve within
+    both bounds of the torus of radius ``r`` (``n`` points per circle) at every depth the
+    torus certifies (beyond ``reach`` at least)."""
+    assert np.all(curve.error <= rg.RIDGE_RTOL * np.abs(curve.E) + 1e-12)
+    assert abs(curve.E[0] - 1) <= curve.error[0] < 1e-10
+    E_in, err_in, _ = rt.curve(p, r, n, len(curve.E) - 1)
+    both = np.flatnonzero(err_in <= rg.RIDGE_RTOL * np.abs(E_in) + 1e-12)
+    assert both[-1] > reach
+    assert np.all(np.abs(curve.E[both] - E_in[both]) <= curve.error[both] + err_in[both])
+
+
 @pytest.mark.slow
 def test_a_pole_between_all_round_the_circle_adds_its_share():
     """The pole's share (read off the circle through its saddle) makes the growing curve: its
@@ -128,22 +141,31 @@ def test_a_pole_between_all_round_the_circle_adds_its_share():
     curve = rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12)
     assert curve is not None and curve.pole_radius is not None
     assert curve.pole_radius < curve.radius < 1
-    assert np.all(curve.error <= rg.RIDGE_RTOL * np.abs(curve.E) + 1e-12)
-    assert abs(curve.E[0] - 1) <= curve.error[0] < 1e-10
-    E_in, err_in, _ = rt.curve(p, 0.985, 3072, 1000)
-    both = np.flatnonzero(err_in <= rg.RIDGE_RTOL * np.abs(E_in) + 1e-12)
-    assert both[-1] > 400
-    assert np.all(np.abs(curve.E[both] - E_in[both]) <= curve.error[both] + err_in[both])
+    _certified_and_agrees_with_a_torus(p, curve, 0.985, 3072, 400)
     assert curve.E[1000] > 1e6 * curve.E[0]  # it grows
 
 
+# (0.6674, 10.26, 0, lam = 2.951e-7): a settling coverage point refused at t = 894 before the
+# wider loops; a pole of B(x, .) near the cut's far end crosses the narrower loop
+CROSSING = (0.6674, 10.26, 0.0, 2.951e-07)
+
+
 @pytest.mark.slow
-def test_a_pole_between_the_loop_and_the_small_circle_is_refused():
-    """At (0.6674, 10.26, 0, lam = 2.951e-7) a pole of the mixed sector lies near
-    |x y| = 1 (rho - 1 = -6.7e-7): for x on the circle, B(x, .) has a pole the y-contour
-    would pass, so the loop does not reproduce [y^m] B(x, .) and the path refuses (its
-    check's miss does not fall with more nodes).  The refusal is the check's, before any
-    depth is summed: t_max = 1000 refuses as the coverage's 10^4 does (measured: 2.3 s
-    against 14 s, the x-circle's nodes growing with t_max)."""
-    p = dv.Point.of(0.6674, 10.26, 0.0, 2.951e-07)
-    assert rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12) is None
+def test_a_pole_crossing_the_loop_lies_beyond_a_wider_one():
+    """The narrower loop refuses (its check's miss falls less than tenfold with more nodes: a
+    pole near ``x = -r0`` lies between on part of the circle only); the wider loop
+    (``xi = 0.09``, its x-circle nearer ``|x| = 1``) has no pole between and certifies every
+    depth to 1000, ``E_0 = 1`` within its bound, and where a torus inside ``|x| = 1``
+    (another contour, no loop) certifies, to t = 305 on 4096 points per circle, the two
+    agree within both bounds."""
+    p = dv.Point.of(*CROSSING)
+    q_b, q_a = rl.cut(p, 80 / rl._N_MAX)
+    assert rl._width(q_b, q_a) == 0.05 and rl._wider(q_b, q_a) == [0.09]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rl, "_WIDE", ())
+        assert rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12) is None
+    curve = rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12)
+    assert curve is not None and curve.pole_radius is None
+    narrow_r0 = 1 / np.abs(rl.loop(q_b, q_a, 0.05, 4096)[0]).min()
+    assert narrow_r0 < 0.99 < curve.radius < 0.999
+    _certified_and_agrees_with_a_torus(p, curve, 0.99, 4096, 300)
