@@ -36,9 +36,10 @@ loop, and one next to the loop spoils its convergence.  Where either makes the l
 wider loops are tried (:func:`_wider`): their tip moves towards ``y = -1`` and the x-circle
 towards ``|x| = 1``, where a pole near the cut's far end can lie beyond the loop all round
 (at ``(0.6674, 10.26, 0, lam = 2.951e-7)`` it crosses the narrower loop near ``x = -r0``, at
-``|x y| ~ 1``).  At a growing curve whose loop already comes within ``1e-4`` of ``|y| = 1``
-no wider loop keeps ``|y| > 1``, and a pole crossing there is refused (at ``(0.9653, 6.774,
-0.01703, lam = 0.002079)``).
+``|x y| ~ 1``).  At ``(0.9653, 6.774, 0.01703, lam = 0.002079)``, a growing curve, the
+narrower loop comes within ``1.5e-4`` of ``|y| = 1``: its x-circle would need ``2^19``
+points, over the cap, and with them a pole crosses the loop (measured); no wider loop keeps
+``|y| > 1`` there, and the point is refused.
 """
 
 from __future__ import annotations
