@@ -171,7 +171,12 @@ def _wider(q_b, q_a):
     crosses the narrower loop where ``x ~ -r0``, lies beyond the wider one all round:
     ``|x y_p|`` grows with ``|x|`` there (measured at the settling point of :data:`_WIDE`,
     at ``x = -r``: 0.9907, 0.9972, 1.0008 at ``r`` = 0.975, 0.9856, 0.995; ``xi = 0.09``
-    puts the x-circle at ``r0 = 0.9984``)."""
+    puts the x-circle at ``r0 = 0.9984``, and certifies there, also at ``lam`` = 1e-8 and
+    1e-6).  Not every crossing: at ``(0.6674, 9.5, 0, 2.951e-7)`` the pole still meets the
+    loop at ``xi = 0.09`` (``r0 = 0.9984``; every wider one dips inside ``|y| = 1``), and at
+    ``(0.72, 10.26, 0, 2.951e-7)`` every ellipse of :data:`_WIDE` dips inside it and one at
+    ``xi = 0.07`` (``r0 = 0.9989``, tried by hand) still meets the pole: both are refused
+    (measured)."""
     return [xi for xi in _WIDE if np.abs(loop(q_b, q_a, xi, 4096)[0]).min() > 1]
 
 
