@@ -169,3 +169,22 @@ def test_a_pole_crossing_the_loop_lies_beyond_a_wider_one():
     narrow_r0 = 1 / np.abs(rl.loop(q_b, q_a, 0.05, 4096)[0]).min()
     assert narrow_r0 < 0.99 < curve.radius < 0.999
     _certified_and_agrees_with_a_torus(p, curve, 0.99, 4096, 300)
+
+
+@pytest.mark.slow
+def test_a_pole_crossing_every_wider_loop_is_refused(monkeypatch):
+    """At (0.6674, 9.5, 0, lam = 2.951e-7) ``|x y_p|`` stays below 1 at ``x = -r`` as ``r``
+    nears 1 (0.9961 at r = 0.999), so the pole crosses the wider loop too: both loops are
+    tried, and each refuses once its check's miss stops falling (no curve is returned)."""
+    p = dv.Point.of(0.6674, 9.5, 0.0, 2.951e-07)
+    tried = []
+    on_loop = rl._on_loop
+
+    def record(p, t, y_loop, *rest):
+        found = on_loop(p, t, y_loop, *rest)
+        tried.append((y_loop.xi, found is None))
+        return found
+
+    monkeypatch.setattr(rl, "_on_loop", record)
+    assert rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12) is None
+    assert tried == [(0.05, True), (0.09, True)]
