@@ -4,8 +4,6 @@ lambda > 0 search refuses (``book/ridge_depth.md``)."""
 
 from __future__ import annotations
 
-import numbers
-
 from .. import _checks
 
 __all__ = ["share_upper"]
@@ -17,12 +15,12 @@ def share_upper(count, total, level=0.95) -> float:
     one-sided Clopper–Pearson bound, the ``level`` quantile of Beta(count + 1, total - count)
     (``1`` where ``count = total``).  ``count`` in ``[0, total]``, ``level`` in ``(0, 1)``."""
     total = _checks.positive_int("total", total)
-    integral = isinstance(count, numbers.Integral) and not isinstance(count, bool)
-    if not integral or not 0 <= count <= total:
-        raise ValueError(f"count must be an integer in [0, {total}], got {count!r}")
-    count = int(count)
+    count = _checks.nonneg_int("count", count)
+    if count > total:
+        raise ValueError(f"count must be an integer in [0, {total}], got {count}")
+    level = _checks.real("level", level, "a number in (0, 1)")
     if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
     if count == total:
         return 1.0
     from scipy.stats import beta

@@ -43,7 +43,7 @@ def m13_on_torus(u, m11, m12, m21, m22, v, m34, m43, m44, alpha, tau, c, lam):
         ap = (c * m12[i] - u[i] * m11[i]) / D1
         one_cb = (tau + (c - 1) * u[i] * m21[i]) / D1  # 1 - c (m22 - u m21)/D1
         one_bp = tau / D1  # 1 - (c m22 - u m21)/D1
-        over_e12 = 1 / (1 - m12[i])  # (one division per row, one per entry: they cost most)
+        over_e12 = 1 / (1 - m12[i])  # per row; below, 1/det once per entry (33 -> 29 ns/entry)
         for j in range(n2):
             P = g[j] * over_e12  # v alpha / ((1 - m12)(1 - v m43))
             a11 = P * t2[j] - lam / 2 - c * t2[j]

@@ -30,7 +30,7 @@ def test_no_hits_has_a_closed_form_and_all_hits_bound_nothing():
     ("count", "total", "level", "name"),
     [(-1, 10, 0.95, "count"), (11, 10, 0.95, "count"), (1.5, 10, 0.95, "count"),
      (True, 10, 0.95, "count"), (1, 0, 0.95, "total"), (1, 10, 1.0, "level"),
-     (1, 10, 0.0, "level")],
+     (1, 10, 0.0, "level"), (1, 10, float("nan"), "level"), (1, 10, "0.9", "level")],
 )  # fmt: skip
 def test_bad_input_names_the_parameter(count, total, level, name):
     with pytest.raises(ValueError, match=name):
