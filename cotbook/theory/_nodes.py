@@ -41,8 +41,9 @@ def sectors(p: Point, x, *, u=True, v=True, start=None, steps=None):
 def m13(p: Point, rows, cols):
     """``m13(u(x_i), v(y_j))`` for two node sets given as :func:`sectors` output."""
     (zu, U, _), (zv, _, V) = rows, cols
+    out = np.empty((len(zu), len(zv)), complex)
     with np.errstate(all="ignore"):
-        F = _torus.m13_on_torus(zu, *U, zv, *V, p.alpha, p.tau, p.c, p.lam)
+        F = _torus.m13_on_torus(zu, *U, zv, *V, p.alpha, p.tau, p.c, p.lam, out)
     if not np.all(np.isfinite(F)):
         raise ArithmeticError("closed system: m13 is not finite at the nodes")
     return F
@@ -52,8 +53,8 @@ def over_poles(F, x, y):
     """``B = F / ((1 - x_i)(1 - y_j))`` from ``F`` at the rows ``x`` and columns ``y``, in place
     (the arrays are the engine's largest: a new one per step cost more than the step)."""
     with np.errstate(all="ignore"):  # a node at 1 gives inf, which the callers refuse
-        F /= (1 - x)[:, None]
-        F /= (1 - y)[None, :]
+        F *= (1 / (1 - x))[:, None]  # reciprocals: a complex product costs half a quotient
+        F *= (1 / (1 - y))[None, :]
     return F
 
 

@@ -26,37 +26,82 @@ _Z_RATIO = 1.25  # of this ratio (the sectors settle as z -> infinity, a regular
 _MIN_STEP = 1e-6  # the shortest step of the radial segment (its nodes pass x = 1 at >= 1e-5)
 
 
-@njit(cache=True)
-def m13_on_torus(u, m11, m12, m21, m22, v, m34, m43, m44, alpha, tau, c, lam):
+_BLOCK = 256  # columns per block of the m13 kernel (its real and imaginary parts in buffers)
+
+
+@njit(cache=True, error_model="numpy")  # a zero determinant gives inf, which callers refuse
+def m13_on_torus(u, m11, m12, m21, m22, v, m34, m43, m44, alpha, tau, c, lam, out):
     """``m13[i, j]`` for row nodes with u-sector values ``u, m11, m12, m21, m22`` and column
-    nodes with v-sector values ``v, m34, m43, m44``; complex arrays."""
+    nodes with v-sector values ``v, m34, m43, m44`` (complex arrays), written to ``out``
+    (complex, ``len(u) x len(v)``).  The caller allocates ``out``: numpy asks the kernel for
+    huge pages, numba does not, and the page faults of numba's array cost 7 ns per entry on
+    the development machine (numpy's 1 ns).
+
+    Per row, the column terms ``t2 = tau / D2`` and ``g = v alpha / (1 - v m43)`` enter a 2x2
+    system for ``m14, m24`` (Cramer's rule); ``m13 = m11 + t2 (m14 - c a m24)``, whose two
+    quotients share the determinant: ``m13 = m11 + t2 N / det``.  The inner loop is written in
+    real arithmetic on the real and imaginary parts of a block of columns, so that it is
+    vectorised (16 ns per entry against 32 ns for the same loop on complex scalars, measured
+    at 4096 x 4096 on the development machine; the two agree to 3e-13 relative on random
+    sectors of modulus ~0.3)."""
     n1, n2 = u.shape[0], v.shape[0]
-    t2 = np.empty(n2, dtype=np.complex128)  # tau / D2
-    g = np.empty(n2, dtype=np.complex128)  # v alpha / (1 - v m43)
+    Tr, Ti = np.empty(n2), np.empty(n2)  # t2 = tau / D2
+    Gr, Gi = np.empty(n2), np.empty(n2)  # g = v alpha / (1 - v m43)
     for j in range(n2):
-        t2[j] = tau / (tau - m34[j] + c * m44[j])
-        g[j] = v[j] * alpha / (1 - v[j] * m43[j])
-    out = np.empty((n1, n2), dtype=np.complex128)
+        t2 = tau / (tau - m34[j] + c * m44[j])
+        g = v[j] * alpha / (1 - v[j] * m43[j])
+        Tr[j], Ti[j], Gr[j], Gi[j] = t2.real, t2.imag, g.real, g.imag
+    Qr, Qi = np.empty(_BLOCK), np.empty(_BLOCK)
+    h = lam / 2
     for i in range(n1):
         D1 = tau - u[i] * m21[i] + c * m22[i]
         a = (m12[i] - u[i] * m11[i]) / D1
         ap = (c * m12[i] - u[i] * m11[i]) / D1
-        one_cb = (tau + (c - 1) * u[i] * m21[i]) / D1  # 1 - c (m22 - u m21)/D1
-        one_bp = tau / D1  # 1 - (c m22 - u m21)/D1
-        over_e12 = 1 / (1 - m12[i])  # per row; below, 1/det once per entry (33 -> 29 ns/entry)
-        for j in range(n2):
-            P = g[j] * over_e12  # v alpha / ((1 - m12)(1 - v m43))
-            a11 = P * t2[j] - lam / 2 - c * t2[j]
-            a13 = c * t2[j] * (ap - P * a)
-            r1 = -P * m11[i]
-            a31 = P * m22[i] * t2[j]
-            a33 = -P * m22[i] * t2[j] * c * a + g[j] * t2[j] * one_cb - lam / 2 - c * t2[j] * one_bp
-            r3 = -P * m22[i] * m11[i] - g[j] * m21[i]
-            over_det = 1 / (a11 * a33 - a13 * a31)
-            m14 = (r1 * a33 - a13 * r3) * over_det
-            m24 = (a11 * r3 - a31 * r1) * over_det
-            m13 = m11[i] + t2[j] * (m14 - c * a * m24)
-            out[i, j] = m13
+        cb = (tau + (c - 1) * u[i] * m21[i]) / D1  # 1 - c (m22 - u m21)/D1
+        bp = tau / D1  # 1 - (c m22 - u m21)/D1
+        e = 1 / (1 - m12[i])
+        mm = m22[i] * m11[i]
+        er, ei, ar, ai, apr, api = e.real, e.imag, a.real, a.imag, ap.real, ap.imag
+        cbr, cbi, bpr, bpi = cb.real, cb.imag, bp.real, bp.imag
+        m11r, m11i, m22r, m22i = m11[i].real, m11[i].imag, m22[i].real, m22[i].imag
+        m21r, m21i, mmr, mmi = m21[i].real, m21[i].imag, mm.real, mm.imag
+        car, cai = c * ar, c * ai
+        for j0 in range(0, n2, _BLOCK):
+            nb = min(_BLOCK, n2 - j0)
+            for k in range(nb):
+                tr, ti, gr, gi = Tr[j0 + k], Ti[j0 + k], Gr[j0 + k], Gi[j0 + k]
+                pr, pi = gr * er - gi * ei, gr * ei + gi * er  # P = g / (1 - m12)
+                ptr, pti = pr * tr - pi * ti, pr * ti + pi * tr  # P t2
+                ctr, cti = c * tr, c * ti
+                a11r, a11i = ptr - h - ctr, pti - cti  # P t2 - lam/2 - c t2
+                xr, xi = apr - (pr * ar - pi * ai), api - (pr * ai + pi * ar)  # ap - P a
+                a13r, a13i = ctr * xr - cti * xi, ctr * xi + cti * xr
+                r1r, r1i = -(pr * m11r - pi * m11i), -(pr * m11i + pi * m11r)
+                a31r, a31i = ptr * m22r - pti * m22i, ptr * m22i + pti * m22r  # P m22 t2
+                gtr, gti = gr * tr - gi * ti, gr * ti + gi * tr
+                # a33 = -P m22 t2 c a + g t2 cb - lam/2 - c t2 bp
+                a33r = (gtr * cbr - gti * cbi) - (a31r * car - a31i * cai)
+                a33i = (gtr * cbi + gti * cbr) - (a31r * cai + a31i * car)
+                a33r, a33i = a33r - h - (ctr * bpr - cti * bpi), a33i - (ctr * bpi + cti * bpr)
+                # r3 = -P m22 m11 - g m21
+                r3r = -(pr * mmr - pi * mmi) - (gr * m21r - gi * m21i)
+                r3i = -(pr * mmi + pi * mmr) - (gr * m21i + gi * m21r)
+                dr = (a11r * a33r - a11i * a33i) - (a13r * a31r - a13i * a31i)
+                di = (a11r * a33i + a11i * a33r) - (a13r * a31i + a13i * a31r)
+                n14r = (r1r * a33r - r1i * a33i) - (a13r * r3r - a13i * r3i)
+                n14i = (r1r * a33i + r1i * a33r) - (a13r * r3i + a13i * r3r)
+                n24r = (a11r * r3r - a11i * r3i) - (a31r * r1r - a31i * r1i)
+                n24i = (a11r * r3i + a11i * r3r) - (a31r * r1i + a31i * r1r)
+                nr = n14r - (car * n24r - cai * n24i)  # N = n14 - c a n24
+                ni = n14i - (car * n24i + cai * n24r)
+                s = 1 / max(abs(dr), abs(di))  # |det|^2 neither overflows nor underflows
+                dr, di = dr * s, di * s
+                inv = s / (dr * dr + di * di)
+                qr, qi = (nr * dr + ni * di) * inv, (ni * dr - nr * di) * inv  # N / det
+                Qr[k] = m11r + (tr * qr - ti * qi)
+                Qi[k] = m11i + (tr * qi + ti * qr)
+            for k in range(nb):
+                out[i, j0 + k] = complex(Qr[k], Qi[k])
     return out
 
 

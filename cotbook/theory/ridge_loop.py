@@ -212,9 +212,8 @@ def _curve(p: Point, t_max, rtol, atol):
     g = _g(p, qx_b, qx_a, xi_x, one, K, dK, t)
     if g is None:
         return None
-    loops = [(xi_y, _NY, 10)] + [(xi, _NY_WIDE, 2) for xi in _wider(qy_b, qy_a)]
-    for xi, counts, fall in loops:
-        y_loop = _YLoop(qy_b, qy_a, xi, counts, fall)
+    wider = [_YLoop(qy_b, qy_a, xi, _NY_WIDE, 2) for xi in _wider(qy_b, qy_a)]
+    for y_loop in [_YLoop(qy_b, qy_a, xi_y, _NY, 10), *wider]:
         found = _on_loop(p, t, y_loop, one, K, g, rtol, atol)
         if found is not None:
             return found
@@ -438,12 +437,13 @@ def _sums(p: Point, x, rows, y, w, t, grow) -> _Sums:
         B = _nodes.m13(p, rows, (cols[0][s], None, [v[s] for v in cols[2]]))
         _nodes.over_poles(B, x, y[s])
         ym = w[s][None, :] * np.exp(-(np.arange(3)[:, None] - 1) * log_y[s][None, :])
+        size = np.abs(B)
         out.check[:] += B @ ym.T
-        out.scale[:] += np.abs(B) @ np.abs(ym).T
+        out.scale[:] += size @ np.abs(ym).T
         if not depths:
             continue
         coef, coef_half = _fft(B, depths)
-        floor = np.abs(coef - coef_half) + 2 * _U * np.abs(B).max(0)
+        floor = np.abs(coef - coef_half) + 2 * _U * size.max(0)
         with np.errstate(over="ignore", under="ignore"):
             Ay = w[s][None, :] * np.exp(-(t[:, None] - 1) * log_y[s][None, :])
         parts = Ay * coef * grow[:, None]
