@@ -28,6 +28,7 @@ from . import domain, ridge_loop, ridge_pole, ridge_torus
 from .derivation import Point
 
 __all__ = [
+    "RIDGE_ATOL",
     "RIDGE_RTOL",
     "RIDGE_T_MAX",
     "RIDGE_N_MAX",
@@ -49,7 +50,11 @@ RIDGE_N_MAX = 8192
 (``n = 4096``: 2-3 s)."""
 
 RIDGE_RTOL = 1e-6
-"""Default relative accuracy of :func:`ridge_curve` (with ``atol = 1e-12``)."""
+"""Default relative accuracy of :func:`ridge_curve` (with :data:`RIDGE_ATOL`)."""
+
+RIDGE_ATOL = 1e-12
+"""Default absolute accuracy of :func:`ridge_curve`: below it a certified ``E_t`` is known
+only to be that small."""
 
 _RADII = tuple(0.95 * 0.9**k for k in range(45))  # 0.95 .. 0.0093: the radius ladder
 _R_BELOW = 0.999  # the bisection's band below |x| = 1 ends here
@@ -112,7 +117,7 @@ class RidgeAccuracyError(domain.AccuracyError):
 
 @on_one_blas_thread
 def ridge_curve(
-    alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=RIDGE_RTOL, atol=1e-12
+    alpha, tau, sigma2, t_max, *, lam, n=None, radius=None, rtol=RIDGE_RTOL, atol=RIDGE_ATOL
 ):
     """``E_0 .. E_{t_max}`` in the limit, for any ``lam >= 0``, from the closed system (App. C.9).
 

@@ -260,10 +260,16 @@ def tally(spec: CoverageSpec, data, timings_s) -> list[Tally]:
 
 
 def growth_per_step(row) -> float | None:
-    """``(E_reach / E_{reach // 2})^(1 / (reach - reach // 2))`` of an outcome row (``None``
-    where the row carries no values): above 1 the curve still grows there, below 1 it
-    falls."""
+    """``(E_reach / E_{reach // 2})^(1 / (reach - reach // 2))`` of an outcome row: above 1 the
+    curve still grows there, below 1 it falls.  ``None`` where the row carries no values, or
+    where one of them is at most :data:`~cotbook.theory.ridge.RIDGE_ATOL`: that far down the
+    certified value says only that ``E_t`` is that small, and its ratio is rounding (two
+    records of the same point, whose ``E_10000 ~ 1e-19``, gave 0.99997 and 0.99966)."""
+    from .ridge import RIDGE_ATOL
+
     got = Outcome(*row)
     if got.log10_E is None or got.log10_E_half is None or got.reach < 2:
+        return None
+    if min(got.log10_E, got.log10_E_half) <= math.log10(RIDGE_ATOL):
         return None
     return 10 ** ((got.log10_E - got.log10_E_half) / (got.reach - got.reach // 2))

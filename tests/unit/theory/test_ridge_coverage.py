@@ -101,6 +101,9 @@ def test_the_tally_counts_each_outcome_and_its_times():
     assert rc.growth_per_step(rows[0]) == pytest.approx(10 ** (1 / 50))
     assert rc.growth_per_step(rows[2]) == pytest.approx(10 ** (-0.5 / 50))
     assert rc.growth_per_step(rows[3]) is None
+    settled = ["certified", 100, -19.2, -19.3, 1.03, None, None, 60]  # below atol: rounding
+    assert rc.growth_per_step(settled) is None
+    assert rc.growth_per_step([*settled[:2], -11.9, -11.95, *settled[4:]]) > 1
     with pytest.raises(ValueError, match="missing"):
         rc.tally(spec, {"points": [], "outcomes": rows}, {"total": 15.0})
 
