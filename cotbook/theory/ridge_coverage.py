@@ -264,7 +264,8 @@ def growth_per_step(row) -> float | None:
     curve still grows there, below 1 it falls.  ``None`` where the row carries no values, or
     where one of them is at most :data:`~cotbook.theory.ridge.RIDGE_ATOL`: that far down the
     certified value says only that ``E_t`` is that small, and its ratio is rounding (two
-    records of the same point, whose ``E_10000 ~ 1e-19``, gave 0.99997 and 0.99966)."""
+    records of one point, where ``E_10000 ~ 5e-20``, held ``log10 E_10000`` = -19.26 and
+    -19.23)."""
     from .ridge import RIDGE_ATOL
 
     got = Outcome(*row)
