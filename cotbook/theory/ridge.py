@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _checks
 from .._threads import on_one_blas_thread
-from . import domain, ridge_loop, ridge_pole, ridge_torus
+from . import domain, ridge_cross, ridge_loop, ridge_pole, ridge_torus
 from .derivation import Point
 
 __all__ = [
@@ -377,7 +377,9 @@ def _round_the_cut(p: Point, refusal, t_max, rtol, atol) -> RidgeCurve | None:
     """A curve whose sectors' cut starts too near ``|y| = 1`` for any torus beyond it (or, if
     it grows, for the pole path's circle beyond the poles at 1): an inside torus's refusal
     joined to the circle and the loop
-    (:func:`cotbook.theory.ridge_loop.deep_curve`), as :meth:`_TwoTori.join` joins a torus
+    (:func:`cotbook.theory.ridge_loop.deep_curve`), or where a pole crosses every loop to two
+    loops and the pole's share along the saddle's path
+    (:func:`cotbook.theory.ridge_cross.deep_curve`), as :meth:`_TwoTori.join` joins a torus
     beyond 1; ``None`` where the refusal has no inside torus's curve, the path does not apply
     (about a second to find out where the cut is out of reach, up to a minute where the
     loop's check finds a pole it cannot take) or the two disagree.  Measured at ``(0.9312, 11,
@@ -391,6 +393,8 @@ def _round_the_cut(p: Point, refusal, t_max, rtol, atol) -> RidgeCurve | None:
     if refusal.radius > 1:
         return None
     found = ridge_loop.deep_curve(p, t_max, rtol, atol)
+    if found is None:  # a pole that crosses every loop: two loops and the saddle's path
+        found = ridge_cross.deep_curve(p, t_max, rtol, atol)
     if found is None:
         return None
     start = _tail_start(found.E, found.error, rtol, atol)

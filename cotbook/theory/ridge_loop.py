@@ -39,7 +39,8 @@ towards ``|x| = 1``, where a pole near the cut's far end can lie beyond the loop
 ``|x y| ~ 1``).  At ``(0.9653, 6.774, 0.01703, lam = 0.002079)``, a growing curve, the
 narrower loop comes within ``1.5e-4`` of ``|y| = 1``: its x-circle would need ``2^19``
 points, over the cap, and with them a pole crosses the loop (measured); no wider loop keeps
-``|y| > 1`` there, and the point is refused.
+``|y| > 1`` there.  Where every loop refuses so, :mod:`cotbook.theory.ridge_cross` takes the
+point (two loops chosen node by node, the pole's share along a path through its saddle).
 """
 
 from __future__ import annotations
@@ -175,8 +176,8 @@ def _wider(q_b, q_a):
     1e-6).  Not every crossing: at ``(0.6674, 9.5, 0, 2.951e-7)`` the pole still meets the
     loop at ``xi = 0.09`` (``r0 = 0.9984``; every wider one dips inside ``|y| = 1``), and at
     ``(0.72, 10.26, 0, 2.951e-7)`` every ellipse of :data:`_WIDE` dips inside it and one at
-    ``xi = 0.07`` (``r0 = 0.9989``, tried by hand) still meets the pole: both are refused
-    (measured)."""
+    ``xi = 0.07`` (``r0 = 0.9989``, tried by hand) still meets the pole: this module refuses
+    both (measured), :mod:`cotbook.theory.ridge_cross` serves them."""
     return [xi for xi in _WIDE if np.abs(loop(q_b, q_a, xi, 4096)[0]).min() > 1]
 
 
@@ -192,7 +193,23 @@ def deep_curve(p: Point, t_max, rtol, atol) -> LoopCurve | None:
         return None
 
 
-def _curve(p: Point, t_max, rtol, atol):
+class Setup(NamedTuple):
+    """What every y-loop of a point shares (:func:`setup`): the sectors' cut in ``q``, the
+    standard loop's width, the depths, the circle round 1 with ``K = F(1, 1)`` and ``g_t``."""
+
+    q_b: float
+    q_a: float
+    xi: float
+    t: np.ndarray
+    one: tuple
+    K: complex
+    g: _Terms
+
+
+def setup(p: Point, t_max) -> Setup | None:
+    """:class:`Setup` of the point ``p`` to depth ``t_max``, or ``None`` where both cuts are not
+    one interval within reach, no ellipse of :data:`_XI` keeps ``|y| > 1`` or the means round 1
+    do not converge."""
     q_min = 80 / _N_MAX  # the x-circle's n ~ 80/q_b points must stay within the cap
     cuts = cut(p, q_min), cut(p, q_min, v_sector=False)
     if None in cuts:
@@ -212,9 +229,16 @@ def _curve(p: Point, t_max, rtol, atol):
     g = _g(p, qx_b, qx_a, xi_x, one, K, dK, t)
     if g is None:
         return None
-    wider = [_YLoop(qy_b, qy_a, xi, _NY_WIDE, 2) for xi in _wider(qy_b, qy_a)]
-    for y_loop in [_YLoop(qy_b, qy_a, xi_y, _NY, 10), *wider]:
-        found = _on_loop(p, t, y_loop, one, K, g, rtol, atol)
+    return Setup(qy_b, qy_a, xi_y, t, one, K, g)
+
+
+def _curve(p: Point, t_max, rtol, atol):
+    s = setup(p, t_max)
+    if s is None:
+        return None
+    wider = [_YLoop(s.q_b, s.q_a, xi, _NY_WIDE, 2) for xi in _wider(s.q_b, s.q_a)]
+    for y_loop in [_YLoop(s.q_b, s.q_a, s.xi, _NY, 10), *wider]:
+        found = _on_loop(p, s.t, y_loop, s.one, s.K, s.g, rtol, atol)
         if found is not None:
             return found
     return None
@@ -413,6 +437,8 @@ class _Sums(NamedTuple):
     moduli: np.ndarray
     check: np.ndarray
     scale: np.ndarray
+    S_half: np.ndarray
+    """``S_t`` with ``b'`` (every second node of the x-circle) for ``b``."""
 
     def doubled(self, between):
         """The sums on the loop at twice the nodes, from these (every second node, whose
@@ -420,9 +446,10 @@ class _Sums(NamedTuple):
         return _Sums(*(a / 2 + b for a, b in zip(self, between, strict=True)))
 
 
-def _sums(p: Point, x, rows, y, w, t, grow) -> _Sums:
+def _sums(p: Point, x, rows, y, w, t, grow, rows_in=None) -> _Sums:
     """:class:`_Sums` over the loop nodes ``y``, a block of nodes at a time (no depth's sum
-    where ``t`` is empty: the check's alone)."""
+    where ``t`` is empty: the check's alone); ``rows_in``: a mask of the x-nodes whose rows
+    enter (the others' are zero), or all."""
     cols = _sector(p, y, v_sector=True)
     n, depths = len(x), len(t)
     out = _Sums(
@@ -431,10 +458,18 @@ def _sums(p: Point, x, rows, y, w, t, grow) -> _Sums:
         np.zeros(depths),
         np.zeros((n, 3), complex),
         np.zeros((n, 3)),
+        np.zeros(depths, complex),
     )
+    if rows_in is not None:
+        rows = (rows[0][rows_in], [u[rows_in] for u in rows[1]], None)
     log_y = np.log(y)
     for s in _nodes.blocks(len(y), n):
-        B = _nodes.m13(p, rows, (cols[0][s], None, [v[s] for v in cols[2]]))
+        at = (cols[0][s], None, [v[s] for v in cols[2]])
+        if rows_in is None:
+            B = _nodes.m13(p, rows, at)
+        else:
+            B = np.zeros((n, s.stop - s.start), complex)
+            B[rows_in] = _nodes.m13(p, rows, at)
         _nodes.over_poles(B, x, y[s])
         ym = w[s][None, :] * np.exp(-(np.arange(3)[:, None] - 1) * log_y[s][None, :])
         size = np.abs(B)
@@ -448,6 +483,7 @@ def _sums(p: Point, x, rows, y, w, t, grow) -> _Sums:
             Ay = w[s][None, :] * np.exp(-(t[:, None] - 1) * log_y[s][None, :])
         parts = Ay * coef * grow[:, None]
         out.S[:] += parts.sum(1)
+        out.S_half[:] += (Ay * coef_half * grow[:, None]).sum(1)
         out.moduli[:] += np.abs(parts).sum(1)
         out.bound[:] += (np.abs(Ay) * floor).sum(1) * grow
     return out

@@ -175,7 +175,8 @@ def test_a_pole_crossing_the_loop_lies_beyond_a_wider_one():
 def test_a_pole_crossing_every_wider_loop_is_refused(monkeypatch):
     """At (0.6674, 9.5, 0, lam = 2.951e-7) ``|x y_p|`` stays below 1 at ``x = -r`` as ``r``
     nears 1 (0.9961 at r = 0.999), so the pole crosses the wider loop too: both loops are
-    tried, and each refuses once its check's miss stops falling (no curve is returned)."""
+    tried, and each refuses once its check's miss stops falling (no curve is returned here;
+    test_ridge_cross.py takes the point)."""
     p = dv.Point.of(0.6674, 9.5, 0.0, 2.951e-07)
     tried = []
     on_loop = rl._on_loop
