@@ -28,6 +28,10 @@ Modules (each has one job):
   beyond it with B's poles at 1 taken out, with its check and bound (used by :mod:`.ridge`).
 - :mod:`.ridge_pole`  -- deep depths of a growing lambda > 0 curve: the mixed sector's pole,
   through the saddle (used by :mod:`.ridge`).
+- :mod:`.ridge_loop`  -- deep depths where the sectors' cut starts just beyond 1: a circle in x,
+  a loop round the cut in y (used by :mod:`.ridge`).
+- :mod:`.ridge_cross` -- the same where a pole of B crosses every loop: two loops chosen node by
+  node, the pole's share through its saddle (used by :mod:`.ridge`).
 - :mod:`.ridge_coverage` -- how deep the lambda > 0 curve is certified at random points of the
   domain (a long run, imported by name).
 - :mod:`.numerics`    -- Appendix D: the fast engine against the paper's recursion.
