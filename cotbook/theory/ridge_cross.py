@@ -107,10 +107,9 @@ class _Loop:
     rounding, as :class:`cotbook.theory.ridge_loop._SaddleCircle` reads them)."""
 
     def __init__(self, p, s, xi, ny, x, circle):
-        rows, A, _, small = circle
         self.xi, self.ny = xi, ny
         self.y, self.w = ridge_loop.loop(s.q_b, s.q_a, xi, ny)
-        self.fit, self.d, self.dd = _read(p, x, rows, A, small, self.y, self.w)
+        self.fit, self.d, self.dd = _read(p, x, circle, self.y, self.w)
         self.ok = self.fit.miss <= ridge_loop._CHECK
 
     def quality(self):
@@ -120,16 +119,18 @@ class _Loop:
         return np.where(self.fit.pole & self.ok, e, np.inf)
 
 
-def _read(p, x, rows, A, small, y, w):
-    """The check off the loop nodes ``y`` (weights ``w``) at the nodes ``x``: the fit, the
-    differences and their errors."""
+def _read(p, x, circle, y, w):
+    """The check off the loop nodes ``y`` (weights ``w``) at the nodes ``x`` (``circle``:
+    :func:`cotbook.theory.ridge_loop._circle` there): the fit, the differences and their
+    errors (the loop's difference to every second node, ``A``'s error and rounding)."""
+    rows, A, dA, small = circle
     none = np.arange(0)
     half = ridge_loop._sums(p, x, rows, y[::2], 2 * w[::2], none, none)
     full = half.doubled(ridge_loop._sums(p, x, rows, y[1::2], w[1::2], none, none))
     d = small - A[:, None] - full.check
     scale = full.scale + np.abs(A)[:, None] + np.abs(small)
     fit = _loop_pole.fit(d, small - A[:, None] - half.check, scale, ridge_loop._CHECK)
-    return fit, d, np.abs(full.check - half.check) + 8 * _U * scale
+    return fit, d, np.abs(full.check - half.check) + dA[:, None] + 8 * _U * scale
 
 
 def _choose(standard: _Loop, narrow: _Loop):
@@ -212,9 +213,8 @@ def _saddle(p, s, ny, r0):
     radii = r0 * _SADDLE
     radii = radii[radii <= _X_MAX]
     xs = -radii + 0j
-    rows, A, _, small = ridge_loop._circle(p, xs, s.one)
     y, w = ridge_loop.loop(s.q_b, s.q_a, _XI_READ, ny)
-    fit, d, _ = _read(p, xs, rows, A, small, y, w)
+    fit, d, _ = _read(p, xs, ridge_loop._circle(p, xs, s.one), y, w)
     read = fit.pole & (fit.miss <= ridge_loop._CHECK)
     if not read.any():
         return None
@@ -236,9 +236,8 @@ def _path_share(p, s, ny, r0, r_s, phi_e, t, m):
         [r * np.exp(1j * phi_e), r_s * np.exp(1j * theta), r[::-1] * np.exp(-1j * phi_e)]
     )
     weights = np.concatenate([wr, wt, -wr[::-1]])
-    rows, A, _, small = ridge_loop._circle(p, xs, s.one)
     y, w = ridge_loop.loop(s.q_b, s.q_a, _XI_READ, ny)
-    fit, d, dd = _read(p, xs, rows, A, small, y, w)
+    fit, d, dd = _read(p, xs, ridge_loop._circle(p, xs, s.one), y, w)
     if not (fit.pole.all() and (fit.miss <= ridge_loop._CHECK).all()):
         return None
     return _terms(weights, d, dd, xs * d[:, 0] / d[:, 1], t)
