@@ -16,7 +16,7 @@ module serves.  What serves, measured at three such points (the issue's closing 
   the x-circle the standard loop serves, or the narrower one where the standard one fails or
   both hold the pole between and the narrower reads it better (a node near a loop's own
   crossing reads ``d`` to ``1e-2`` only).  The loops' sums are column FFTs over their nodes'
-  rows (:func:`cotbook.theory.ridge_loop._sums` with ``rows_in``), and the pole's residue
+  rows (:func:`cotbook.theory._loop_sums.sums` with ``rows_in``), and the pole's residue
   ``d_0 (x y_p)^-t`` is added on the nodes where it lies between the chosen loop and the small
   circle: an arc ``|arg x| >= phi_e``, required to be one.
 - **Their sum is analytic, its parts jump.**  The x-rule's bound is the whole total's
@@ -44,12 +44,13 @@ step (the saddle's ``1/|x_s y_p|``: 1.00387).
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 
-from . import _loop_pole, _nodes, ridge_loop
+from . import _cut, _loop_sums, _nodes, ridge_loop
+from ._cut import loop
+from ._loop_sums import CHECK
 from .derivation import Point
 from .ridge_loop import LoopCurve
 
@@ -77,60 +78,65 @@ def _curve(p: Point, t_max, rtol, atol):
     s = ridge_loop.setup(p, t_max)
     if s is None:
         return None
-    t = s.t
-    r0 = 1 / float(np.abs(ridge_loop.loop(s.q_b, s.q_a, s.xi, 4096)[0]).min())
-    n = max(1 << (4 * t_max + 32).bit_length(), 1 << math.ceil(math.log2(_RULE / (1 - r0))))
-    if n > ridge_loop._N_MAX:
+    on = _x_circle(p, s)
+    if on is None:
         return None
-    x = _nodes.circle(r0, n)
-    circle = ridge_loop._circle(p, x, s.one)
+    r0, x, circle = on
     with np.errstate(over="ignore"):
-        grow = r0 ** (-1.0 * t)
+        grow = r0 ** (-1.0 * s.t)
     for ny in _NY:
-        loops = [_Loop(p, s, xi, ny, x, circle) for xi in (s.xi, _XI_NARROW)]
+        loops = _loops(p, s, ny, x, circle)
         chosen = _choose(*loops)
         if chosen is None:
             continue
         arc = _arc(x, loops, chosen)
         if arc is None:
             return None
-        found = _certified(p, s, loops, chosen, arc, x, circle[0], grow, rtol, atol)
+        found = _certified(p, s, loops, chosen, arc, x, circle.rows, grow, rtol, atol)
         if found is not None:
             E, err, r_s = found
             return LoopCurve(E, err, r0, 1 / (1 - s.q_b), r_s)
     return None
 
 
+def _x_circle(p: Point, s: ridge_loop.Setup):
+    """``(r0, x, circle)``: the x-circle inside the standard loop (:data:`_RULE` nodes per
+    ``1 - r0`` at least) and what its nodes carry (:func:`cotbook.theory._loop_sums.circle`),
+    or ``None`` where it would need more than :data:`cotbook.theory.ridge_loop.N_MAX` nodes."""
+    r0 = 1 / _cut.least_modulus(s.q_b, s.q_a, s.xi)
+    n = _loop_sums.node_count(4 * (len(s.t) - 1) + 32, r0, _RULE)
+    if n > ridge_loop.N_MAX:
+        return None
+    x = _nodes.circle(r0, n)
+    return r0, x, _loop_sums.circle(p, x, s.one)
+
+
+def _loops(p: Point, s: ridge_loop.Setup, ny, x, circle):
+    """The standard loop's and the narrow one's checks at ``ny`` nodes (:class:`_Loop`)."""
+    return [_Loop(p, s, xi, ny, x, circle) for xi in (s.xi, _XI_NARROW)]
+
+
+def _check(p: Point, x, circle, y, w) -> _loop_sums.Read:
+    """The check off the loop nodes ``y`` (weights ``w``) at the nodes ``x`` (``circle``: what
+    they carry): the fit, the differences and their errors."""
+    return _loop_sums.read(circle, *_loop_sums.halves(p, x, circle.rows, y, w))
+
+
 class _Loop:
     """One y-loop's check at every node of the x-circle: the fit (pole between, ``y_p``, miss),
-    the differences ``d`` and their errors ``dd`` (the difference to every second loop node and
-    rounding, as :class:`cotbook.theory.ridge_loop._SaddleCircle` reads them)."""
+    the differences ``d`` and their errors ``dd`` (:func:`cotbook.theory._loop_sums.read`)."""
 
     def __init__(self, p, s, xi, ny, x, circle):
         self.xi, self.ny = xi, ny
-        self.y, self.w = ridge_loop.loop(s.q_b, s.q_a, xi, ny)
-        self.fit, self.d, self.dd = _read(p, x, circle, self.y, self.w)
-        self.ok = self.fit.miss <= ridge_loop._CHECK
+        self.y, self.w = loop(s.q_b, s.q_a, xi, ny)
+        self.fit, self.d, self.dd = _check(p, x, circle, self.y, self.w)
+        self.ok = self.fit.miss <= CHECK
 
     def quality(self):
         """``y_p``'s relative error where the pole lies between (``inf`` elsewhere)."""
         with np.errstate(all="ignore"):
             e = self.dd[:, 0] / np.abs(self.d[:, 0]) + self.dd[:, 1] / np.abs(self.d[:, 1])
         return np.where(self.fit.pole & self.ok, e, np.inf)
-
-
-def _read(p, x, circle, y, w):
-    """The check off the loop nodes ``y`` (weights ``w``) at the nodes ``x`` (``circle``:
-    :func:`cotbook.theory.ridge_loop._circle` there): the fit, the differences and their
-    errors (the loop's difference to every second node, ``A``'s error and rounding)."""
-    rows, A, dA, small = circle
-    none = np.arange(0)
-    half = ridge_loop._sums(p, x, rows, y[::2], 2 * w[::2], none, none)
-    full = half.doubled(ridge_loop._sums(p, x, rows, y[1::2], w[1::2], none, none))
-    d = small - A[:, None] - full.check
-    scale = full.scale + np.abs(A)[:, None] + np.abs(small)
-    fit = _loop_pole.fit(d, small - A[:, None] - half.check, scale, ridge_loop._CHECK)
-    return fit, d, np.abs(full.check - half.check) + dA[:, None] + 8 * _U * scale
 
 
 def _choose(standard: _Loop, narrow: _Loop):
@@ -213,9 +219,9 @@ def _saddle(p, s, ny, r0):
     radii = r0 * _SADDLE
     radii = radii[radii <= _X_MAX]
     xs = -radii + 0j
-    y, w = ridge_loop.loop(s.q_b, s.q_a, _XI_READ, ny)
-    fit, d, _ = _read(p, xs, ridge_loop._circle(p, xs, s.one), y, w)
-    read = fit.pole & (fit.miss <= ridge_loop._CHECK)
+    y, w = loop(s.q_b, s.q_a, _XI_READ, ny)
+    fit, d, _ = _check(p, xs, _loop_sums.circle(p, xs, s.one), y, w)
+    read = fit.pole & (fit.miss <= CHECK)
     if not read.any():
         return None
     size = np.where(read, np.abs(xs * fit.y), -np.inf)
@@ -236,9 +242,9 @@ def _path_share(p, s, ny, r0, r_s, phi_e, t, m):
         [r * np.exp(1j * phi_e), r_s * np.exp(1j * theta), r[::-1] * np.exp(-1j * phi_e)]
     )
     weights = np.concatenate([wr, wt, -wr[::-1]])
-    y, w = ridge_loop.loop(s.q_b, s.q_a, _XI_READ, ny)
-    fit, d, dd = _read(p, xs, ridge_loop._circle(p, xs, s.one), y, w)
-    if not (fit.pole.all() and (fit.miss <= ridge_loop._CHECK).all()):
+    y, w = loop(s.q_b, s.q_a, _XI_READ, ny)
+    fit, d, dd = _check(p, xs, _loop_sums.circle(p, xs, s.one), y, w)
+    if not (fit.pole.all() and (fit.miss <= CHECK).all()):
         return None
     return _terms(weights, d, dd, xs * d[:, 0] / d[:, 1], t)
 
@@ -250,19 +256,19 @@ def _certified(p, s, loops, use_narrow, arc, x, rows, grow, rtol, atol):
     t, (standard, narrow) = s.t, loops
     S = S_y = S_x = 0  # the loops' sums; off every second loop node; every second x-node
     moduli = 0
-    for loop, mask in ((standard, ~use_narrow), (narrow, use_narrow)):
-        y, w = loop.y, loop.w
-        half = ridge_loop._sums(p, x, rows, y[::2], 2 * w[::2], t, grow, rows_in=mask)
-        full = half.doubled(ridge_loop._sums(p, x, rows, y[1::2], w[1::2], t, grow, rows_in=mask))
+    for each, mask in ((standard, ~use_narrow), (narrow, use_narrow)):
+        half, full = _loop_sums.halves(p, x, rows, each.y, each.w, t, grow, rows_in=mask)
         S, S_y, S_x = S + full.S, S_y + half.S, S_x + full.S_half
         moduli = moduli + full.moduli
     on_arc = _arc_share(x, loops, use_narrow, between, t)
     if on_arc is None:
         return None
     base = s.K + s.g.value + S
-    rounding = (4 * t + 20) * _U * moduli + s.g.error + np.abs(S - S_y)
+    # the errors both versions share: the loops' rounding and their difference to every second
+    # loop node, g_t's error
+    shared = (4 * t + 20) * _U * moduli + s.g.error + np.abs(S - S_y)
     total = base + on_arc.P
-    err = (np.abs(total - (s.K + s.g.value + S_x + on_arc.rule)) + rounding
+    err = (np.abs(total - (s.K + s.g.value + S_x + on_arc.rule)) + shared
            + (4 * t + 20) * _U * on_arc.moduli + on_arc.data)  # fmt: skip
     E, err = total.real, err + np.abs(total.imag)
     ok = err <= rtol * np.abs(E) + atol
@@ -279,11 +285,9 @@ def _certified(p, s, loops, use_narrow, arc, x, rows, grow, rtol, atol):
         coarse, fine = shares
         # the arc's end: the whole weight's term there bounds the path's difference to the arc's
         # sum; every second node of the circle bounds the loops' aliasing and their jumps
-        k = np.flatnonzero(between)
-        e = k[np.argmin(np.abs(np.angle(x[k])))]
-        end = _end_term(x[e], standard if not use_narrow[e] else narrow, e, t)
+        end = _end_term(x, loops, use_narrow, between, t)
         path_total = base + fine.P
-        path_err = (np.abs(S - S_x) + end + rounding + (4 * t + 20) * _U * fine.moduli
+        path_err = (np.abs(S - S_x) + end + shared + (4 * t + 20) * _U * fine.moduli
                     + fine.data + np.abs(fine.P - coarse.P) + np.abs(path_total.imag))  # fmt: skip
         E_path = path_total.real
         ok_path = path_err <= rtol * np.abs(E_path) + atol
@@ -299,8 +303,11 @@ def _certified(p, s, loops, use_narrow, arc, x, rows, grow, rtol, atol):
     return E, err, r_s
 
 
-def _end_term(x_e, loop, e, t):
-    """``|d_0(x_e)| |x_e y_p(x_e)|^-t`` at the arc's end node ``e`` (off ``loop``'s check)."""
-    d = loop.d[e]
+def _end_term(x, loops, use_narrow, between, t):
+    """``|d_0(x_e)| |x_e y_p(x_e)|^-t`` at the arc's end node ``x_e`` (its node nearest the
+    positive axis), off the check of the loop chosen there."""
+    k = np.flatnonzero(between)
+    e = k[np.argmin(np.abs(np.angle(x[k])))]
+    d = loops[1 if use_narrow[e] else 0].d[e]
     with np.errstate(under="ignore", over="ignore"):
-        return np.abs(d[0]) * np.exp(-t * np.log(np.abs(x_e * d[0] / d[1])))
+        return np.abs(d[0]) * np.exp(-t * np.log(np.abs(x[e] * d[0] / d[1])))

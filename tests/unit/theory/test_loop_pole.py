@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cotbook.theory import _loop_pole as lp
-from cotbook.theory import ridge_loop as rl
+from cotbook.theory import _loop_sums
 from cotbook.theory._nodes import circle as _circle
 
 
@@ -98,7 +98,7 @@ def test_the_half_rule_of_the_circle_fft():
     for q in (0.5, 0.98):
         rho = q * r0
         column = (1 / (1 - q * x))[:, None]
-        full, half = (c[:, 0] for c in rl._fft(column, n // 2))
+        full, half = (c[:, 0] for c in _loop_sums._fft(column, n // 2))
         np.testing.assert_allclose(full, rho**j / (1 + rho**n), rtol=1e-13, atol=1e-16)
         m = n // 2
         np.testing.assert_allclose(half, rho**j / (1 - 1j * rho**m), rtol=1e-13, atol=1e-16)

@@ -3,12 +3,9 @@ two loops chosen per node of the x-circle and the pole's share on the arc where 
 or along a path through the saddle of x y_p; against a torus inside |x| = 1 (another contour, no
 loop) and the two shares against each other (another contour for the same residue)."""
 
-import math
-
 import numpy as np
 import pytest
 
-from cotbook.theory import _nodes
 from cotbook.theory import derivation as dv
 from cotbook.theory import ridge as rg
 from cotbook.theory import ridge_cross as rc
@@ -26,11 +23,8 @@ def route():
     4096 nodes, the choice per node and the arc."""
     p = dv.Point.of(*POINT)
     s = rl.setup(p, 1500)
-    r0 = 1 / float(np.abs(rl.loop(s.q_b, s.q_a, s.xi, 4096)[0]).min())
-    n = max(1 << (4 * 1500 + 32).bit_length(), 1 << math.ceil(math.log2(rc._RULE / (1 - r0))))
-    x = _nodes.circle(r0, n)
-    circle = rl._circle(p, x, s.one)
-    loops = [rc._Loop(p, s, xi, 4096, x, circle) for xi in (s.xi, rc._XI_NARROW)]
+    r0, x, circle = rc._x_circle(p, s)
+    loops = rc._loops(p, s, 4096, x, circle)
     use_narrow = rc._choose(*loops)
     return p, s, r0, x, loops, use_narrow, rc._arc(x, loops, use_narrow)
 
@@ -64,9 +58,7 @@ def test_the_saddles_path_carries_the_arcs_share(route):
     r_s = rc._saddle(p, s, 4096, r0)
     assert r0 < r_s < 1  # at this point the saddle lies outside the loop's circle
     coarse, fine = (rc._path_share(p, s, 4096, r0, r_s, phi_e, t, m) for m in rc._PATH)
-    k = np.flatnonzero(between)
-    e = k[np.argmin(np.abs(np.angle(x[k])))]
-    end = rc._end_term(x[e], loops[1] if use_narrow[e] else loops[0], e, t)
+    end = rc._end_term(x, loops, use_narrow, between, t)
     arc_bound = np.abs(on_arc.P - on_arc.rule) + on_arc.data + (4 * t + 20) * rc._U * on_arc.moduli
     path_bound = np.abs(fine.P - coarse.P) + fine.data + (4 * t + 20) * rc._U * fine.moduli
     assert np.all(np.abs(on_arc.P - fine.P) <= arc_bound + path_bound + end)

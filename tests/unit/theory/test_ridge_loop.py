@@ -12,6 +12,7 @@ leaves beyond it, against a torus.
 import numpy as np
 import pytest
 
+from cotbook.theory import _cut
 from cotbook.theory import derivation as dv
 from cotbook.theory import ridge as rg
 from cotbook.theory import ridge_loop as rl
@@ -28,13 +29,13 @@ def test_loop_reproduces_the_coefficients_of_a_pole_it_encloses():
     q_b, q_a = 6.3e-4, 1.97
     for q_c in (2e-3, 0.5, 1.5):
         c = 1 / (1 - q_c)
-        y, w = rl.loop(q_b, q_a, 0.05, 1024)
+        y, w = _cut.loop(q_b, q_a, 0.05, 1024)
         t = np.array([0, 1, 2, 10, 100, 1000])
         got = (w[None, :] * y[None, :] ** -(t[:, None] - 1.0) / (y - c)[None, :]).sum(1)
         np.testing.assert_allclose(got, -(c ** (-t - 1.0)), rtol=1e-11, atol=1e-15)
     # every second node is the loop at half the nodes
-    y, w = rl.loop(q_b, q_a, 0.05, 512)
-    y2, w2 = rl.loop(q_b, q_a, 0.05, 1024)
+    y, w = _cut.loop(q_b, q_a, 0.05, 512)
+    y2, w2 = _cut.loop(q_b, q_a, 0.05, 1024)
     np.testing.assert_allclose(y2[::2], y, rtol=1e-15)
     np.testing.assert_allclose(2 * w2[::2], w, rtol=1e-14)
 
@@ -43,7 +44,7 @@ def test_cut_ends_where_the_sectors_jump():
     """Both sectors' cuts are the same interval (the spectrum's image); just inside its ends
     the sectors jump across the real axis, just outside they do not."""
     p = dv.Point.of(*DECAYING)
-    v_cut, u_cut = rl.cut(p, 1e-4), rl.cut(p, 1e-4, v_sector=False)
+    v_cut, u_cut = _cut.cut(p, 1e-4), _cut.cut(p, 1e-4, v_sector=False)
     np.testing.assert_allclose(v_cut, u_cut, rtol=1e-8)
     q_b, q_a = v_cut
     assert 5e-3 < q_b < 7e-3 and 1 < q_a < 2
@@ -51,8 +52,8 @@ def test_cut_ends_where_the_sectors_jump():
         z_b, z_a = 1 / (p.alpha * q_b), 1 / (p.alpha * q_a)
         inside = np.array([z_a * (1 + 1e-6), z_b * (1 - 1e-6)])
         outside = np.array([z_a * (1 - 1e-6), z_b * (1 + 1e-6)])
-        assert rl._on_cut(p, inside, v_sector).all()
-        assert not rl._on_cut(p, outside, v_sector).any()
+        assert _cut.on_cut(p, inside, v_sector).all()
+        assert not _cut.on_cut(p, outside, v_sector).any()
 
 
 @pytest.fixture(scope="module")
@@ -145,13 +146,28 @@ def test_a_pole_between_all_round_the_circle_adds_its_share():
     assert curve.E[1000] > 1e6 * curve.E[0]  # it grows
 
 
+def _loops_tried(monkeypatch):
+    """The y-loops :func:`cotbook.theory.ridge_loop.deep_curve` tries, in turn, as
+    ``(xi, refused)``: a list filled as it runs."""
+    tried = []
+    on_loop = rl._on_loop
+
+    def record(p, t, y_loop, *rest):
+        found = on_loop(p, t, y_loop, *rest)
+        tried.append((y_loop.xi, found is None))
+        return found
+
+    monkeypatch.setattr(rl, "_on_loop", record)
+    return tried
+
+
 # (0.6674, 10.26, 0, lam = 2.951e-7): a settling coverage point refused at t = 894 before the
 # wider loops; a pole of B(x, .) near the cut's far end crosses the narrower loop
 CROSSING = (0.6674, 10.26, 0.0, 2.951e-07)
 
 
 @pytest.mark.slow
-def test_a_pole_crossing_the_loop_lies_beyond_a_wider_one():
+def test_a_pole_crossing_the_loop_lies_beyond_a_wider_one(monkeypatch):
     """The narrower loop refuses (its check's miss falls less than tenfold with more nodes: a
     pole near ``x = -r0`` lies between on part of the circle only); the wider loop
     (``xi = 0.09``, its x-circle nearer ``|x| = 1``) has no pole between and certifies every
@@ -159,14 +175,13 @@ def test_a_pole_crossing_the_loop_lies_beyond_a_wider_one():
     (another contour, no loop) certifies, to t = 305 on 4096 points per circle, the two
     agree within both bounds."""
     p = dv.Point.of(*CROSSING)
-    q_b, q_a = rl.cut(p, 80 / rl._N_MAX)
-    assert rl._width(q_b, q_a) == 0.05 and rl._wider(q_b, q_a) == [0.09]
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(rl, "_WIDE", ())
-        assert rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12) is None
+    q_b, q_a = _cut.cut(p, 80 / rl.N_MAX)
+    assert _cut.width(q_b, q_a) == 0.05 and _cut.wider(q_b, q_a) == [0.09]
+    tried = _loops_tried(monkeypatch)
     curve = rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12)
+    assert tried == [(0.05, True), (0.09, False)]
     assert curve is not None and curve.pole_radius is None
-    narrow_r0 = 1 / np.abs(rl.loop(q_b, q_a, 0.05, 4096)[0]).min()
+    narrow_r0 = 1 / np.abs(_cut.loop(q_b, q_a, 0.05, 4096)[0]).min()
     assert narrow_r0 < 0.99 < curve.radius < 0.999
     _certified_and_agrees_with_a_torus(p, curve, 0.99, 4096, 300)
 
@@ -178,14 +193,6 @@ def test_a_pole_crossing_every_wider_loop_is_refused(monkeypatch):
     tried, and each refuses once its check's miss stops falling (no curve is returned here;
     test_ridge_cross.py takes the point)."""
     p = dv.Point.of(0.6674, 9.5, 0.0, 2.951e-07)
-    tried = []
-    on_loop = rl._on_loop
-
-    def record(p, t, y_loop, *rest):
-        found = on_loop(p, t, y_loop, *rest)
-        tried.append((y_loop.xi, found is None))
-        return found
-
-    monkeypatch.setattr(rl, "_on_loop", record)
+    tried = _loops_tried(monkeypatch)
     assert rl.deep_curve(p, 1000, rg.RIDGE_RTOL, 1e-12) is None
     assert tried == [(0.05, True), (0.09, True)]
