@@ -58,6 +58,12 @@ def _run(engine, out, run_unit=grid.run_unit, **kw):
     )
 
 
+def _numba_threads():
+    import numba  # alone: a worker that imports torch as well starts seconds later
+
+    return numba.config.NUMBA_NUM_THREADS
+
+
 def _threads():
     import numba
     import torch
@@ -199,7 +205,8 @@ def test_the_cluster_recipe_is_the_one_run_below():
 def test_a_running_cluster_gives_the_serial_data(serial_grid, tmp_path):
     """The cluster recipe of the chapter *Long runs* (book/long_runs.md) on this machine:
     `dask scheduler`, `dask worker --nthreads 1`, and the command line pointed at the
-    scheduler."""
+    scheduler.  One worker process: two workers' bytes are tested on the local cluster above,
+    and a second one here would only import torch once more."""
     dask = Path(sys.executable).with_name("dask")
     info = tmp_path / "scheduler.json"
     env = dict(os.environ, DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES="1")
@@ -215,7 +222,7 @@ def test_a_running_cluster_gives_the_serial_data(serial_grid, tmp_path):
             time.sleep(0.05)
         address = json.loads(info.read_text())["address"]
         workers = subprocess.Popen(
-            [dask, "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
+            [dask, "worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard"],
             **quiet,
         )
         out = tmp_path / "out"
@@ -583,10 +590,9 @@ def test_a_scheduler_that_never_answers_is_refused_within_the_deadline(monkeypat
     assert [o for o in left if o.status != "closed"] == []
 
 
-def test_a_local_cluster_serves_its_dashboard_on_this_machine_only():
-    with execution.open_engine(workers=1) as engine:
-        server = engine._client.cluster.scheduler.services["dashboard"]  # tornado's HTTPServer
-        addresses = {s.getsockname()[0] for s in server._sockets.values()}
+def test_a_local_cluster_serves_its_dashboard_on_this_machine_only(cluster):
+    server = cluster._client.cluster.scheduler.services["dashboard"]  # tornado's HTTPServer
+    addresses = {s.getsockname()[0] for s in server._sockets.values()}
     assert addresses and addresses <= {"127.0.0.1"}
 
 
@@ -598,6 +604,6 @@ def test_a_local_cluster_leaves_this_process_environment_as_it_found_it(monkeypa
     monkeypatch.setenv("NUMBA_NUM_THREADS", "2")
     monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
     with execution.open_engine(workers=1) as engine:
-        assert [t[0] for t in engine._client.run(_threads).values()] == [1]  # still one thread
+        assert list(engine._client.run(_numba_threads).values()) == [1]  # still one thread
         assert os.environ["NUMBA_NUM_THREADS"] == "2"
     assert "MKL_NUM_THREADS" not in os.environ
