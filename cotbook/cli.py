@@ -9,7 +9,11 @@
   ``--only lottery`` (``--scale book``): one model at the authors' protocol on eight test sets;
   ``--only protocol`` (never by default): the authors' released protocol, several trials a
   cell (:mod:`cotbook.attention.protocol`); ``--only recheck`` (never by default): fresh
-  trials of it where their value fell outside ours (:mod:`cotbook.attention.recheck`).
+  trials of it where their value fell outside ours (:mod:`cotbook.attention.recheck`);
+  ``--only side_by_side`` (never by default): the book's trials at the cells where it is set
+  beside the authors' own script (:mod:`cotbook.attention.side_by_side`); ``--only
+  their_draws`` (never by default): the book's computation fed the authors' random draws
+  (:mod:`cotbook.attention.their_draws`).
 - ``bench {theory,simulate,accuracy,coverage,attention,scaling,tests}``: timings; ``theory``,
   ``accuracy`` (the Appendix D table, a long run), ``coverage`` (how deep lambda > 0 is
   certified at random points, a long run), ``attention``, ``scaling`` (the Figure 2 grid on
@@ -27,7 +31,9 @@
 - ``authors --from CHECKOUT``: the paper authors' released measurement files, checked against
   their git blob ids and saved as the record ``authors_released``
   (:mod:`cotbook.book.authors_release`); a missing or altered file fails before anything is
-  written.
+  written.  ``authors rerun --from CHECKOUT --cells L,M ... --seeds ...``: their linear heatmap
+  script, run unmodified at those cells and seeds, added to the record ``authors_reruns``
+  (:mod:`cotbook.book.authors_script`, :mod:`cotbook.book.authors_rerun`).
 
 Each command imports only what it needs (``authors`` and ``theory`` start no Dask, Jupyter or
 torch).
@@ -52,6 +58,11 @@ from . import __version__
 from .book import results
 
 CHAPTER_BUDGET_S = 180.0
+# ``experiments --only`` names; the last four (the authors' protocol) run only when named
+_EXPERIMENTS = (
+    "grid sensitivity instability softmax lottery protocol recheck side_by_side their_draws"
+)
+_EXPERIMENTS = tuple(_EXPERIMENTS.split())
 
 # What each scale is for.  No run time is written here: what the committed runs cost is read
 # from their records by the chapter Long runs (book/long_runs.md).
@@ -204,7 +215,17 @@ def _simulate(args) -> int:
 
 
 def _experiments(args) -> int:
-    from .attention import grid, instability, layer, lottery, protocol, recheck, softmax_study
+    from .attention import (
+        grid,
+        instability,
+        layer,
+        lottery,
+        protocol,
+        recheck,
+        side_by_side,
+        softmax_study,
+        their_draws,
+    )
 
     jobs = {  # --only name: (record, scales, spec class, module with run_unit and assemble)
         "grid": ("attention_grid", grid.GRID_SCALES, grid.GridSpec, grid),
@@ -230,8 +251,15 @@ def _experiments(args) -> int:
         # hours at paper scale: run only when asked for by name
         "protocol": ("authors_protocol", protocol.SCALES, protocol.ProtocolSpec, protocol),
         "recheck": ("authors_recheck", recheck.SCALES, protocol.ProtocolSpec, protocol),
+        "side_by_side": (
+            "authors_side_by_side",
+            side_by_side.SCALES,
+            protocol.ProtocolSpec,
+            protocol,
+        ),
+        "their_draws": ("authors_draws", their_draws.SCALES, their_draws.DrawsSpec, their_draws),
     }
-    by_name = ("protocol", "recheck")
+    by_name = ("protocol", "recheck", "side_by_side", "their_draws")
     default = [w for w in jobs if w not in by_name and args.scale in jobs[w][1]]
     chosen = [args.only] if args.only else default
     for what in chosen:
@@ -376,6 +404,8 @@ def _pdf(args) -> int:
 def _authors(args) -> int:
     from .book import authors_release
 
+    if args.source is None:
+        raise ValueError("--from CHECKOUT is required (or 'authors rerun --help')")
     path = authors_release.save_release(args.source, args.out)
     size = path.stat().st_size
     print(
@@ -386,19 +416,68 @@ def _authors(args) -> int:
     return 0
 
 
+def _authors_rerun(args) -> int:
+    from .book import authors_rerun, authors_script, execution, runner
+
+    spec = authors_script.RerunSpec(((args.cells, args.seeds),), args.source)
+    authors_script.load_script(args.source)  # a changed file is refused before any work
+    directory = runner.output_directory(authors_rerun.NAME, authors_rerun.SCALE, args.out)
+    found = authors_rerun.load(directory)
+    spec, done = authors_rerun.extended(spec, None if found is None else found[0])
+    todo = [u for u in spec.units() if u not in done]
+    print(
+        f"{len(spec.units())} runs of {authors_script.SCRIPT}: {len(done)} in the record, "
+        f"{len(todo)} to run",
+        flush=True,
+    )
+    if not todo:
+        return 0
+    # the record's runs go into the checkpoint first: the record only grows
+    with results.Checkpoint(
+        authors_rerun.NAME,
+        directory,
+        scale=authors_rerun.SCALE,
+        config=spec.to_dict(),
+        resume=args.resume,
+    ) as checkpoint:
+        have = checkpoint.done()
+        for unit, result in done.items():
+            if unit not in have:
+                checkpoint.add(unit, result)
+    try:
+        with execution.open_engine(args.workers, args.scheduler) as engine:
+            print(f"running on: {engine.description}", flush=True)
+            path = runner.run_study(
+                authors_rerun.NAME,
+                authors_rerun.SCALE,
+                spec,
+                authors_script.run_unit,
+                authors_script.assemble,
+                out=directory,
+                resume=True,
+                engine=engine,
+            )
+    except runner.RunFailed as err:
+        print(f"cotbook authors rerun: {err}", file=sys.stderr)
+        return 1
+    print(f"saved {path}")
+    return 0
+
+
 def _add_authors(sub) -> None:
     p = sub.add_parser(
         "authors",
-        help="the authors' released runs as a checked record (authors_released)",
+        help="the authors' released runs as a checked record (authors_released); "
+        "'authors rerun': their script run at chosen cells and seeds (authors_reruns)",
         description="Read the measurement files the paper's authors released "
         "(taka255/cot_asymptotics at commit 1ed6569), check each against its git blob id and "
         "save them, byte for byte, as the record authors_released (default: into "
-        "book/results/).  A missing or altered file is named and nothing is written.",
+        "book/results/).  A missing or altered file is named and nothing is written.  "
+        "'authors rerun --help': their training script, run unmodified.",
     )
     p.add_argument(
         "--from",
         dest="source",
-        required=True,
         metavar="CHECKOUT",
         help="a checkout of taka255/cot_asymptotics at 1ed6569d, or a folder holding its "
         "result files at the same relative paths",
@@ -407,6 +486,43 @@ def _add_authors(sub) -> None:
         "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
     )
     p.set_defaults(run=_authors)
+    q = p.add_subparsers(dest="action").add_parser(
+        "rerun",
+        help="their linear heatmap script run unmodified at chosen cells and seeds",
+        description="Import linear_heatmap/linear_heatmap.py from a checkout of "
+        "taka255/cot_asymptotics at 1ed6569 (a file whose git blob id differs is refused), "
+        "run its own functions (training set, training, evaluation) at every cell and seed "
+        "asked for, one thread per run, and add the runs to the record authors_reruns "
+        "(default: book/results/).  Runs already in the record are not run again; every "
+        "finished run is checkpointed (--resume finishes an interrupted command).",
+    )
+    q.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="CHECKOUT",
+        help="a checkout of taka255/cot_asymptotics at 1ed6569d",
+    )
+    q.add_argument(
+        "--cells",
+        required=True,
+        nargs="+",
+        metavar="L,M",
+        help="cells as L,M pairs (L: their N, the context length)",
+    )
+    q.add_argument(
+        "--seeds",
+        required=True,
+        nargs="+",
+        metavar="SEED",
+        help="seeds: integers, ranges a-b, or 'own' (the released run's seed, 941 + 100000 M + L)",
+    )
+    q.add_argument("--out", metavar="DIR", help="folder of the record (default: book/results/)")
+    q.add_argument(
+        "--resume", action="store_true", help="finish an interrupted command from its checkpoint"
+    )
+    _add_engine_options(q)
+    q.set_defaults(run=_authors_rerun)
 
 
 def _scales_help(scales) -> str:
@@ -504,15 +620,16 @@ def main(argv=None) -> int:
     p.add_argument("--scale", choices=list(_EXPERIMENT_SCALES), default="book", help=_SCALE_HELP)
     p.add_argument(
         "--only",
-        choices=["grid", "sensitivity", "instability", "softmax", "lottery", "protocol", "recheck"],
-        help="(default: all but protocol and recheck, the authors' released protocol: only by "
-        "name)",
+        choices=list(_EXPERIMENTS),
+        help="(default: all but protocol, recheck, side_by_side and their_draws, the authors' "
+        "released protocol: only by name)",
     )
     p.add_argument(
         "--seed",
         type=_seed,
         default=None,
-        help="root of every random stream of the run (default: the scale's own, 0; recheck's 1)",
+        help="root of every random stream of the run (default: the scale's own, 0; recheck's 1, "
+        "side_by_side's 11)",
     )
     _add_output_options(p)
     p.set_defaults(run=_experiments)

@@ -152,6 +152,20 @@ RESULTS = {
         _experiment(
             "authors_recheck", "paper", "cotbook.attention.recheck", "recheck", required=False
         ),
+        _experiment(
+            "authors_side_by_side",
+            "paper",
+            "cotbook.attention.side_by_side",
+            "side_by_side",
+            required=False,
+        ),
+        _experiment(
+            "authors_draws",
+            "paper",
+            "cotbook.attention.their_draws",
+            "their_draws",
+            required=False,
+        ),
         _experiment("authors_lottery", "book", "cotbook.attention.lottery", "lottery"),
         _experiment("attention_softmax", "paper", "cotbook.attention.softmax_study", "softmax"),
         ResultSpec(
@@ -180,6 +194,13 @@ RESULTS = {
             ("cotbook.book.authors_release",),
             "python -m cotbook authors --from CHECKOUT",
             stored_files=True,
+        ),
+        ResultSpec(
+            "authors_reruns",
+            "paper",
+            ("cotbook.book.authors_script",),
+            "python -m cotbook authors rerun --from CHECKOUT --cells L,M ... --seeds ...",
+            required=False,
         ),
         ResultSpec(
             "theory_explorer", "paper", ("cotbook.book.explorer",), "python -m cotbook explorer"

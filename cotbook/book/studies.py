@@ -27,6 +27,9 @@ __all__ = [
     "lottery",
     "protocol",
     "recheck",
+    "side_by_side",
+    "their_draws",
+    "reruns",
     "explorer",
     "simulation",
     "simulation_precision",
@@ -232,6 +235,53 @@ def recheck() -> Study | None:
         attention_protocol.ProtocolSpec.from_dict,
         _describe_protocol,
     )
+
+
+def side_by_side() -> Study | None:
+    """The book's trials at the cells set beside the authors' script
+    (:mod:`cotbook.attention.side_by_side`): the saved ``authors_side_by_side`` record, or
+    ``None``."""
+    from ..attention import protocol as attention_protocol
+
+    return _saved(
+        "authors_side_by_side", attention_protocol.ProtocolSpec.from_dict, _describe_protocol
+    )
+
+
+def their_draws() -> Study | None:
+    """The book's computation fed the authors' draws (:mod:`cotbook.attention.their_draws`):
+    the saved ``authors_draws`` record, or ``None``."""
+    from ..attention import their_draws as draws
+
+    return _saved(
+        "authors_draws",
+        draws.DrawsSpec.from_dict,
+        lambda spec: (
+            f"{len(spec.cells)} cells x {len(spec.seeds)} seeds of their script "
+            f"({spec.seeds[0]}..{spec.seeds[-1]}), the book's computation on their draws"
+        ),
+    )
+
+
+def reruns() -> Study | None:
+    """The authors' script run unmodified (:mod:`cotbook.book.authors_script`): the saved
+    ``authors_reruns`` record, checked (:func:`cotbook.book.authors_rerun.load`), or
+    ``None``."""
+    from . import authors_rerun, authors_script
+
+    found = authors_rerun.load()
+    if found is None:
+        return None
+    record, spec = found
+    cells = sorted({(L, M) for L, M, _ in spec.runs})
+    text = caption(
+        record.scale,
+        f"read from book/results/{record.path.name}",
+        f"{len(spec.runs)} runs of their {authors_script.SCRIPT} "
+        f"({authors_script.REPOSITORY}@{authors_script.COMMIT[:7]}) in {len(cells)} cells",
+        record,
+    )
+    return Study(spec, record.data, record.timings_s, text, record)
 
 
 def explorer() -> Study | None:

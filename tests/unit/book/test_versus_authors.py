@@ -2,6 +2,7 @@
 (cotbook.book.versus_authors): the right cells, the shown subset, and the counts of a second
 look against a direct computation."""
 
+import itertools
 from types import SimpleNamespace
 
 import numpy as np
@@ -57,9 +58,35 @@ def test_compare_and_the_second_look_count_what_released_decides(rng):
     assert look.coords == cells[:2] and look.trials.shape == (2, 8, T)
     counts = va.recheck_counts(found, look)
     assert counts.fresh.inside == 2  # the new trials sit on their value
-    rate = 1 - look.held.inside / look.held.compared
-    out = counts.pooled.compared - counts.pooled.inside
-    assert counts.held_rate == rate and counts.outside == out
-    assert counts.p_value == pytest.approx(binom.sf(out - 1, counts.pooled.compared, rate))
+    assert counts.outside == counts.pooled.compared - counts.pooled.inside
     assert counts.inside == 0 + counts.pooled.inside
     assert counts.compared == 4 - counts.pooled.bimodal
+
+
+def test_expected_outside_is_the_poisson_binomial_of_the_cells_rates():
+    held = [va.Selected(10, 4), va.Selected(0, 0), va.Selected(5, 5), va.Selected(8, 2)]
+    pooled = 11 / 23
+    rates = [0.4, pooled, 1.0, 0.25]
+    mean, dist = va.expected_outside(held)
+    assert mean == pytest.approx(sum(rates))
+    brute = np.zeros(5)
+    for outcome in itertools.product((0, 1), repeat=4):
+        brute[sum(outcome)] += np.prod([r if o else 1 - r for r, o in zip(rates, outcome)])
+    assert dist == pytest.approx(brute.tolist())
+
+
+def test_a_held_out_trial_is_picked_the_way_the_cells_were():
+    """A cell of seven close trials and one far one: the far trial is picked by every first
+    look of three others and stays outside; a close trial is picked only where its first look
+    happens to be tight, and then mostly comes back inside."""
+    rng = np.random.default_rng(2)
+    close = 0.5 * np.exp(0.05 * rng.standard_normal(7))
+    cell = np.ones((8, T))
+    cell[:, 1] = np.append(close, 2.0)
+    (found,) = va.selected_held_out([cell], [1], early=1)
+    far = sum(
+        released.cells_versus([(0, 0)], [cell[list(look)]], [cell[7]], [1], early=1)[0].verdict
+        == "outside"
+        for look in itertools.combinations(range(7), 3)
+    )
+    assert far == 35 and found.selected >= 35 and found.outside >= 35
