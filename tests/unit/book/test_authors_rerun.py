@@ -168,7 +168,11 @@ def _tampered(tmp_path, record_path, change):
     ("change", "message"),
     [
         (lambda r: r["config"]["files"].update({authors_script.SCRIPT: "0" * 40}), "another script"),
-        (lambda r: r["config"]["commands"].pop(), "not a command of this book"),
+        (
+            lambda r: r["config"]["commands"].__setitem__(0, "python train.py"),
+            "not a command of this book",
+        ),
+        (lambda r: r["config"]["commands"].pop(), "not those its commands make"),
         (lambda r: r["config"]["runs"].pop(), "not those its commands make"),
         (lambda r: r["data"]["runs"].popitem(), "not those its configuration names"),
         (
