@@ -152,11 +152,13 @@ COMPARED_DEPTHS = (1, 5, 10)
 
 
 class Split(NamedTuple):
-    """Two floors in one cell: ``threshold`` (geometric middle of the widest gap) and the
-    ``factor`` of that gap; ``None`` from :func:`split` where there is one floor."""
+    """Two floors in one cell: ``threshold`` (geometric middle of the widest gap), the
+    ``factor`` of that gap and the ``depth`` read; ``None`` from :func:`split` where there is
+    one floor."""
 
     threshold: float
     factor: float
+    depth: int
 
 
 def _values(runs, depth) -> np.ndarray:
@@ -195,7 +197,8 @@ def split(runs, depth=DEPTH, gap=GAP) -> Split | None:
     if wide.size != 1 or min(wide[0] + 1, logs.size - wide[0] - 1) < MIN_RUNS:
         return None
     i = int(wide[0])
-    return Split(float(np.exp((logs[i] + logs[i + 1]) / 2)), float(np.exp(logs[i + 1] - logs[i])))
+    middle, factor = np.exp((logs[i] + logs[i + 1]) / 2), np.exp(logs[i + 1] - logs[i])
+    return Split(float(middle), float(factor), int(depth))
 
 
 class Share(NamedTuple):
@@ -250,12 +253,21 @@ def whole_units(book, script, combinations=200_000) -> tuple[float, float]:
     arrays ``(runs, cells)`` (upper floor or not).  Exact over every relabelling up to
     ``combinations`` of them; refused above (a larger design needs a sampled version).
 
+    Its null: a book trial and a script run have one joint distribution of outcomes across
+    the cells.  Equal shares cell by cell with different dependence across cells is a wider
+    null, for which the test is approximate (close to exact with equal numbers of runs a
+    side, not with one run against ten).
+
     >>> whole_units([[0, 0], [0, 1], [1, 0]], [[1, 1], [1, 1]])
     (0.6666666666666667, 0.1)
     """
     book, script = (np.asarray(x, dtype=float) for x in (book, script))
     if book.ndim != 2 or script.ndim != 2 or book.shape[1] != script.shape[1]:
         raise ValueError("book and script must be (runs, cells) with the same cells")
+    if min(book.shape[0], script.shape[0], book.shape[1]) < 1:
+        raise ValueError("book and script must hold at least one run each, in one cell or more")
+    if not np.isin(book, (0, 1)).all() or not np.isin(script, (0, 1)).all():
+        raise ValueError("book and script must hold 0/1 outcomes (upper floor or not)")
     both = np.concatenate([book, script])
     n, k = both.shape[0], script.shape[0]
     if math.comb(n, k) > combinations:
@@ -333,13 +345,16 @@ def rows(cells, *, other="script", depth=DEPTH, gap=GAP) -> list:
     """The :class:`Row` of each cell of ``cells`` (:func:`cells`): the book's trials against
     their script's runs (``other="script"``) or against the book's computation on the script's
     draws (``"draws"``: the script's outcomes at more seeds than it was run at, where the two
-    agree run for run).  The floors are split on every run of the cell, of all three."""
+    agree run for run).  The floors are split on every run of the cell once: the book's, the
+    replays, and the script's at seeds not replayed."""
     if other not in ("script", "draws"):
         raise ValueError(f"other must be 'script' or 'draws', got {other!r}")
     out = []
     for c in cells:
         theirs = getattr(c, other)
-        found = split(np.concatenate([c.book, c.script, c.draws]), depth, gap)
+        # every run once: the script's runs at seeds not replayed, and every replay
+        alone = [k for k, s in enumerate(c.script_seeds) if s not in c.draws_seeds]
+        found = split(np.concatenate([c.book, c.script[alone], c.draws]), depth, gap)
         ran = len(theirs) > 0
         share = shares(c.book, theirs, found.threshold, depth) if found is not None and ran else None
         common = [s for s in c.script_seeds if s in c.draws_seeds]
@@ -384,10 +399,12 @@ def upper_by_run(rows, other="script") -> tuple[np.ndarray, np.ndarray]:
     if not two:
         raise ValueError("rows must hold a cell with two floors")
     seeds = sorted(set.intersection(*(set(getattr(r.cell, f"{other}_seeds")) for r in two)))
-    book = np.stack([r.cell.book[:, DEPTH] > r.split.threshold for r in two], axis=1)
+    book = np.stack([r.cell.book[:, r.split.depth] > r.split.threshold for r in two], axis=1)
     theirs = np.stack(
         [
-            getattr(r.cell, other)[[getattr(r.cell, f"{other}_seeds").index(s) for s in seeds], DEPTH]
+            getattr(r.cell, other)[
+                [getattr(r.cell, f"{other}_seeds").index(s) for s in seeds], r.split.depth
+            ]
             > r.split.threshold
             for r in two
         ],

@@ -199,7 +199,7 @@ RESULTS = {
             "authors_reruns",
             "paper",
             ("cotbook.book.authors_script",),
-            "python -m cotbook authors rerun --from CHECKOUT --cells L,M ... --seeds ...",
+            "python -m cotbook authors rerun --from CHECKOUT ...",
             required=False,
         ),
         ResultSpec(

@@ -140,7 +140,10 @@ def expected_outside(held) -> tuple[float, list]:
     >>> expected_outside([Selected(4, 1), Selected(0, 0), Selected(4, 3)])[0]
     1.5
     """
-    pooled = sum(h.outside for h in held) / max(sum(h.selected for h in held), 1)
+    picks = sum(h.selected for h in held)
+    if not picks:
+        raise ValueError("held must hold at least one pick (selected_held_out found none)")
+    pooled = sum(h.outside for h in held) / picks
     rates = [h.rate if h.selected else pooled for h in held]
     dist = np.array([1.0])
     for r in rates:

@@ -166,3 +166,24 @@ def test_rows_split_count_and_compare_a_two_floor_and_a_one_floor_cell():
     assert book_units.shape == (5, 1) and script_units.shape == (4, 1)
     with pytest.raises(ValueError, match="other must be"):
         floors.rows(found, other="theirs")
+
+
+def test_whole_units_refuses_what_it_cannot_test():
+    for book, script in (
+        (np.zeros((0, 2)), np.ones((3, 2))),
+        (np.zeros((3, 0)), np.ones((3, 0))),
+        (np.full((3, 2), np.nan), np.ones((3, 2))),
+    ):
+        with pytest.raises(ValueError, match="book and script must"):
+            floors.whole_units(book, script)
+
+
+def test_a_replayed_run_is_not_counted_twice_in_the_split():
+    """One high run of their script, replayed by the draws at its seed: one run, not two,
+    so it is no floor of its own."""
+    cells, seeds = [(200, 400)], (11, 12, 13)
+    book = _runs(LOWER + [0.0245, 0.0251])[None]
+    script = _runs([0.09, 0.025, 0.026])[None]
+    found = floors.cells(*_fake(cells, book, script, script.copy(), seeds, np.ones(32)), seeds)
+    (row,) = floors.rows(found)
+    assert row.split is None

@@ -90,3 +90,8 @@ def test_a_held_out_trial_is_picked_the_way_the_cells_were():
         for look in itertools.combinations(range(7), 3)
     )
     assert far == 35 and found.selected >= 35 and found.outside >= 35
+
+
+def test_expected_outside_refuses_a_calibration_without_picks():
+    with pytest.raises(ValueError, match="at least one pick"):
+        va.expected_outside([va.Selected(0, 0), va.Selected(0, 0)])
