@@ -1,5 +1,8 @@
 """Command line: ``python -m cotbook <command>`` (``--help`` on each command says more).
 
+- ``build [--execute]``: the book's pages at ``_build/html``, from the committed executed
+  chapters (no kernel runs); ``--execute`` executes every chapter afresh
+  (:mod:`cotbook.book.read_build`).
 - ``chapters [NAME ...]``: execute chapters into ``tests/book/notebooks/`` (the nbval copies),
   failing if one takes longer than its budget; the phase-diagram chapter also refreshes the
   figure README.md shows.
@@ -391,6 +394,22 @@ def _precompute(args) -> int:
     return 0
 
 
+def _build(args) -> int:
+    from .book import read_build
+
+    start = time.monotonic()
+    built = read_build.build(args.root, execute=args.execute)
+    if built.returncode != 0:
+        print(built.log[-5000:], file=sys.stderr)
+        print(
+            f"the build failed (exit status {built.returncode}); its log ends above",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"built {built.html / 'index.html'} in {time.monotonic() - start:.0f} s")
+    return 0
+
+
 def _pdf(args) -> int:
     from pypdf import PdfReader
 
@@ -591,6 +610,18 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="cotbook", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"cotbook {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser(
+        "build",
+        help="build the book's pages (_build/html)",
+        description="Build the book into _build/html from the chapters' committed executed "
+        "copies, executing nothing (a chapter edited since its copy was written is refused by "
+        "name); --execute executes every chapter afresh instead.",
+    )
+    p.add_argument("--root", default=".", help="repository root (default: %(default)s)")
+    p.add_argument(
+        "--execute", action="store_true", help="execute every chapter (minutes; needs no copies)"
+    )
+    p.set_defaults(run=_build)
     p = sub.add_parser("chapters", help="execute chapters into tests/book/notebooks (nbval copies)")
     p.add_argument("names", nargs="*", help="chapter names (file stems); default: all")
     p.add_argument("--root", default=".", help="repository root (default: %(default)s)")

@@ -36,7 +36,7 @@ def test_readme_gives_both_set_up_commands_near_its_top():
     top = "\n".join(text.splitlines()[:SET_UP_WITHIN])
     build, test = set_up_commands(top)
     assert set_up_commands(text) == [build, test]  # no third one further down
-    assert build.endswith(" && .venv/bin/jupyter-book build . -W -n --keep-going")
+    assert build.endswith(" && .venv/bin/python -m cotbook build")
     assert test == ci_test_command()  # CI runs exactly the README's test command
     assert build.split(" && ")[:2] == test.split(" && ")[:2]  # the same .venv, the same pins
 
