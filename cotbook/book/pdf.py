@@ -18,8 +18,6 @@ from concurrent.futures import ThreadPoolExecutor
 from html import unescape
 from pathlib import Path
 
-import yaml
-
 __all__ = [
     "CHROMIUM_NAMES",
     "find_chromium",
@@ -55,12 +53,16 @@ def find_chromium() -> str | None:
     return None
 
 
-def reading_order(html_dir, toc=ROOT / "_toc.yml") -> list[Path]:
-    """The built pages of ``html_dir`` in the order of the table of contents ``toc``."""
-    html_dir = Path(html_dir)
-    spec = yaml.safe_load(Path(toc).read_text())
-    files = [spec["root"], *(c["file"] for c in spec.get("chapters", []))]
-    pages = [html_dir / f"{f}.html" for f in files]
+def reading_order(html_dir, root=ROOT) -> list[Path]:
+    """The built pages of ``html_dir`` in the order of the table of contents of the book at
+    ``root`` (its parts included)."""
+    from .chapters import chapter_paths
+
+    html_dir, root = Path(html_dir), Path(root)
+    pages = [
+        html_dir / chapter.relative_to(root).with_suffix(".html")
+        for chapter in chapter_paths(root)
+    ]
     missing = [str(p) for p in pages if not p.is_file()]
     if missing:
         raise ValueError(f"html_dir must hold the built book; missing {missing[:3]}")
