@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from pathlib import Path
 
-STATIC = Path(__file__).resolve().parent / "static"
+from .sphinx_layout import add_stylesheet
+
 CSS = "cotbook-pasted.css"
 
 #: A one-letter symbol with a subscript of one to three letters, digits or ∞, standing alone:
@@ -92,13 +92,8 @@ def _mark_caveats(app, doctree) -> None:
             wrapper += ref
 
 
-def _static(app) -> None:
-    app.config.html_static_path.append(str(STATIC))
-
-
 def setup(app):
-    app.connect("builder-inited", _static)
-    app.add_css_file(CSS)
+    add_stylesheet(app, CSS)
     app.connect("doctree-read", _mark_caveats)
     # doctree-resolved runs after every post-transform, myst-nb's cross-page glue included
     app.connect("doctree-resolved", _typeset)

@@ -168,3 +168,35 @@ def test_pasted_subscripts_are_typeset_and_caveats_not_bold(built_book):
     assert 'href="../_static/cotbook-pasted.css' in report
     css = (built_book.html / "_static" / "cotbook-pasted.css").read_text()
     assert "span.glued-caveats span.pasted-text" in css and "font-weight: normal" in css
+
+
+# The last part of the table of contents is reference material (running the book, its records,
+# the API, the references): its pages have no finding to lead with.
+REFERENCE_PART = "Running and extending"
+HOUR_PART = "The paper in an hour"
+
+
+def _parts() -> dict[str, list[str]]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return {part["caption"]: [c["file"] for c in part["chapters"]] for part in toc["parts"]}
+
+
+def test_the_book_opens_with_the_hour_path():
+    parts = _parts()
+    assert list(parts)[0] == HOUR_PART and list(parts)[-1] == REFERENCE_PART
+    assert parts[HOUR_PART][0] == "book/summary"  # the one-page summary, first after the intro
+    assert parts[HOUR_PART][-1] == "book/reproduction_report"
+
+
+def test_every_chapter_leads_with_its_finding(built_book):
+    """The first thing after a chapter's title is its "What this chapter finds" box."""
+    pages = ["book/intro"] + [
+        page for part, files in _parts().items() if part != REFERENCE_PART for page in files
+    ]
+    missing = []
+    for page in pages:
+        after_title = (built_book.html / f"{page}.html").read_text().split("</h1>", 1)[1]
+        first = re.search(r"<(?:div|p|section|table|figure|ul|ol|pre|img)\b[^>]*>", after_title)
+        if not first or 'class="admonition finding"' not in first.group(0):
+            missing.append(page)
+    assert not missing, f"chapters that do not open with their finding: {missing}"

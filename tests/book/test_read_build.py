@@ -80,9 +80,10 @@ def test_a_notebook_next_to_its_chapter_does_not_break_the_build(tmp_path):
     assert "<h1>One" in page and "Stray" not in page
     staged = read_build.stage(root, tmp_path / "staged")
     assert "Stray" not in (staged / "book" / "one.ipynb").read_text()
-    assert read_build.STRAY_NOTEBOOKS not in yaml.safe_load(
-        (staged / "_config.yml").read_text()
-    )["exclude_patterns"]
+    assert (
+        read_build.STRAY_NOTEBOOKS
+        not in yaml.safe_load((staged / "_config.yml").read_text())["exclude_patterns"]
+    )
     ignored = subprocess.run(
         ["git", "-C", str(ROOT), "check-ignore", "-q", "book/attention_mean.ipynb"]
     )
