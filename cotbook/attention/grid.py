@@ -76,7 +76,8 @@ class GridSpec:
 
     Examples
     --------
-    >>> spec = GridSpec(Ls=(10, 50), Ms=(25,), trials=2, settings={"steps": 1000})
+    >>> spec = GridSpec(Ls=(10, 50), Ms=(25,), trials=2,
+    ...                 settings={"steps": 1000})
     >>> len(spec.configs()), spec.settings["D"], spec.units()[0]
     (8, 50, 'linear/L=10/trial=0')
     >>> GridSpec.from_dict(spec.to_dict()) == spec

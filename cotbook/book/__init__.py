@@ -26,4 +26,5 @@ Modules (each has one job):
 - :mod:`.sphinx_data`      -- Sphinx extension: offered data files, reproduction_report.json.
 - :mod:`.sphinx_pasted`    -- Sphinx extension: how values pasted from the chapters read.
 - :mod:`.sphinx_footer`    -- Sphinx extension: version, commit and licences on every page.
+- :mod:`.sphinx_pages`     -- Sphinx extension: clean console, no glyph the book has no font for.
 """

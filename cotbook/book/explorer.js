@@ -46,7 +46,9 @@ function cotbookExplorer(id) {
   sIn.value = String(Math.min(1, data.levels.length - 1));
   sIn.addEventListener("input", update);
   const info = el("p", { class: "cotbook-explorer-info" }, root);
-  const W = 640, H = 300, P = { l: 52, r: 12, t: 10, b: 34 };
+  // Margins: at the left, tick labels of five characters (the data's 1e-42 to 1e156) clear of
+  // the axis label; at the bottom, the tick labels clear of those at the left and of the label.
+  const W = 640, H = 300, P = { l: 60, r: 12, t: 10, b: 40 };
   const curveSvg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", role: "img" }, root, 1);
   const mapSvg = el("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", role: "img" }, root, 1);
 
@@ -77,7 +79,7 @@ function cotbookExplorer(id) {
   function axes(svg, xs, ys, xlabel, ylabel) {
     for (const [x, label] of xs) {
       el("line", { x1: x, x2: x, y1: H - P.b, y2: H - P.b + 4, stroke: "#333" }, svg, 1);
-      el("text", { x, y: H - P.b + 16, "text-anchor": "middle", "font-size": 12 }, svg, 1)
+      el("text", { x, y: H - P.b + 19, "text-anchor": "middle", "font-size": 12 }, svg, 1)
         .textContent = label;
     }
     for (const [y, label] of ys) {

@@ -266,7 +266,8 @@ def asymptotic_law(alpha, tau, sigma2) -> AsymptoticLaw:
 
     Examples
     --------
-    >>> law = asymptotic_law(0.5, 10.0, 0.01)   # saturation, far above tau_c = 5.3
+    >>> # saturation, far above tau_c = 5.3
+    >>> law = asymptotic_law(0.5, 10.0, 0.01)
     >>> round(law.rate, 6), law.power, law.sign, law.source
     (0.943188, -1.5, -1, 'alpha < 1 pole term, saddle at sqrt(alpha)')
     """

@@ -325,7 +325,8 @@ def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
     {1: 0.500557, 10: 0.046165, 80: 0.036966}
     >>> round(s.tau_c, 6), s.regime, s.optimal_depth[0]
     (3.321557, 'overthinking', 30)
-    >>> summary(2.0, 3.0, 0.01, 10, lam=0.1).regime is None   # Result 2 is for lam = 0
+    >>> # Result 2 is for lam = 0
+    >>> summary(2.0, 3.0, 0.01, 10, lam=0.1).regime is None
     True
     """
     lam = domain.lam(lam)

@@ -14,13 +14,22 @@ line per fault, each starting with the page, e.g. ``book/model.html: red TeX tex
   in a cell whose code catches exceptions and prints them on purpose);
 - links: a relative link to a file missing from the build, or whose #fragment names no element
   on the target page (external http(s)/mailto links are not followed);
+- the console: every error and warning the page's console shows while it is open, at every
+  width (console.error/warn/assert, an uncaught exception or rejected promise, a file the
+  browser could not load: CONSOLE_EVENTS), e.g. ``book/model.html: console error: Uncaught
+  SyntaxError: Identifier 'x' has already been declared (at book/model.html:63)``;
+- glyphs: text that needs a font the book does not ship (an emoji such as ✅, which a browser
+  or PDF without an emoji font draws as an empty box; a private-use code point);
 - layout, at each of WINDOW_WIDTHS: a printed line of a cell output that overflows its output box
   (so every line wider than the text column), a code cell's input (its <pre> or highlight block,
-  hidden `hide-input` toggles opened) whose code is wider than its box, so that it scrolls (the
-  fault names the widest code line), a cell output (text, HTML table) or a table whose
+  hidden `hide-input` toggles opened) or another code block (a docstring's doctest on the API
+  pages, a literal block) whose code is wider than its box, so that it scrolls (the fault names
+  the widest code line), a cell output (text, HTML table) or a table whose
   content is wider than its box or passes the text column, a display equation cut off by its box
-  or the column or drawn under its equation number; the fault names the element (its first 60
-  characters, an equation by its number and TeX) and by how many px it overflows at which width,
+  or the column or drawn under its equation number, text of a figure drawn in the page (an
+  inline SVG: the explorer's axes) that runs into other text of it; the fault names the element
+  (its first 60 characters, an equation by its number and TeX) and by how many px it overflows
+  at which width,
   e.g. ``book/model.html: display equation (2) '\\Read(...' is cut off by 199, 148, 130 px at
   window widths 800, 1400 px``. The page is opened and typeset in a window as wide as the
   widest width; then the window (the viewport) is narrowed to each narrower width, so that the
@@ -84,6 +93,12 @@ MIN_WIDTH, MAX_WIDTH = 320, 3840
 COMMAND_S = 20.0  # wall-clock limit (s) for a DevTools command that does not wait for the page
 START_S = 60.0  # for the browser to start and answer its first command
 MAX_STARTS = 3  # browsers started for one check_site (the first and two after crashes)
+#: The DevTools events that carry what a page writes to the console (console.error(), an
+#: uncaught exception, a file the browser could not load, ...), and the levels of those that
+#: are faults, by their names in those events.
+CONSOLE_EVENTS = ("Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded")
+CONSOLE_LEVELS = {"error": "error", "assert": "error", "warning": "warning"}
+CONSOLE_LIMIT = 20  # console faults reported per page
 _REFRESH_RE = re.compile(r'<meta\s+http-equiv="refresh"\s+content="\d+\s*;\s*url=([^"]+)"', re.I)
 
 
@@ -167,10 +182,11 @@ def check_site(
         def run(page):
             return page, browsers.probe((site / page).as_uri(), widths, wait_ms, timeout_s)
 
+        in_site = site.as_uri() + "/"  # (a console message names files by their URLs)
         try:
             with ThreadPoolExecutor(max_workers=jobs) as pool:
                 for page, (result, problems) in pool.map(run, to_open):
-                    faults.extend(f"{page}: {problem}" for problem in problems)
+                    faults.extend(f"{page}: {p.replace(in_site, '')}" for p in problems)
                     if result is not None:
                         results[page] = result
         finally:
@@ -478,6 +494,16 @@ class _Browser:
                     raise _Timeout(f"no {method}")
                 self._cond.wait(left)
 
+    def take_events(self, session: str, methods) -> list[dict]:
+        """The messages of `session`'s events `methods` received so far (not awaited), in the
+        order they came; they are removed."""
+        kept, taken = [], []
+        with self._cond:
+            for event in self._events.get(session, []):
+                (taken if event.get("method") in methods else kept).append(event)
+            self._events[session] = kept
+        return taken
+
     def forget(self, session: str) -> None:
         with self._cond:
             self._events.pop(session, None)
@@ -538,6 +564,8 @@ class _Tab:
             self.session = browser.command("Target.attachToTarget", attach)["sessionId"]
             self.call("Inspector.enable")  # (its event Inspector.targetCrashed)
             self.call("Page.enable")  # (Page.loadEventFired)
+            self.call("Runtime.enable")  # (the console: see CONSOLE_EVENTS)
+            self.call("Log.enable")
         except (_Timeout, _TabLost, _ProtocolError) as err:
             self.close()
             browser.close(f"a new tab does not work ({err})")
@@ -593,6 +621,10 @@ class _Tab:
             self.showing = False
         self.browser.forget(self.session)  # events of the pages before
         self.call("Emulation.setDeviceMetricsOverride", _viewport(width, widest))
+
+    def console(self) -> list[str]:
+        """The errors and warnings on the console of the page shown (what has come so far)."""
+        return _console_faults(self.browser.take_events(self.session, CONSOLE_EVENTS))
 
     def close(self) -> None:
         try:
@@ -680,7 +712,8 @@ class _Browsers:
     def _probe(self, url: str, widths, wait_ms: int, timeout_s: float):
         tab = self._blank_tab(max(widths), max(widths))
         try:
-            return _probe_page(tab, url, widths, wait_ms, timeout_s)
+            result, problems = _probe_page(tab, url, widths, wait_ms, timeout_s)
+            return result, problems + tab.console()
         finally:
             if tab.broken:  # (closing it ends the page if that still runs or hangs)
                 self._local.tab = None
@@ -766,6 +799,48 @@ def _probe_page(tab: _Tab, url: str, widths, wait_ms: int, timeout_s: float):
         return None, [f"browser tab failed: {err}"]
     except _ProtocolError as err:
         return None, [f"browser refused a command: {err}"]
+
+
+def _console_faults(events: list[dict]) -> list[str]:
+    """One fault per error or warning among the DevTools `events` (CONSOLE_EVENTS) of a page, in
+    the order they came (at most CONSOLE_LIMIT), e.g. "console error: Uncaught SyntaxError:
+    Identifier 'x' has already been declared (at file:///.../page.html:63)"."""
+    faults = []
+    for event in events:
+        method, params = event["method"], event.get("params") or {}
+        if method == "Runtime.consoleAPICalled":
+            level = CONSOLE_LEVELS.get(params.get("type"))
+            text = " ".join(_remote_text(arg) for arg in params.get("args") or [])
+            frames = (params.get("stackTrace") or {}).get("callFrames") or [{}]
+            where = frames[0]
+        elif method == "Runtime.exceptionThrown":
+            level, where = "error", params.get("exceptionDetails") or {}
+            thrown = where.get("exception")
+            text = where.get("text", "")
+            if thrown:  # (only its first line: the message, not the stack)
+                text = f"{text} {_remote_text(thrown).splitlines()[0]}"
+        else:  # Log.entryAdded: what the browser itself reports (a file that did not load, ...)
+            where = params.get("entry") or {}
+            level = CONSOLE_LEVELS.get(where.get("level"))
+            text = where.get("text", "")
+        if level is None:
+            continue
+        at = where.get("url") or ""
+        if at and isinstance(where.get("lineNumber"), int):
+            at += f":{where['lineNumber'] + 1}"
+        text = " ".join(text.split())[:300] + (f" (at {at})" if at else "")
+        faults.append(f"console {level}: {text}")
+    if len(faults) > CONSOLE_LIMIT:
+        more = len(faults) - CONSOLE_LIMIT
+        faults = faults[:CONSOLE_LIMIT] + [f"console: ... and {more} more errors and warnings"]
+    return faults
+
+
+def _remote_text(value: dict) -> str:
+    """How the console prints a DevTools RemoteObject (a logged value, a thrown exception)."""
+    if "value" in value:
+        return str(value["value"])
+    return str(value.get("unserializableValue") or value.get("description") or value.get("type"))
 
 
 def _reference_faults(site: Path, page: str, result: dict, ids_cache: dict) -> list[str]:

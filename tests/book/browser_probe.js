@@ -128,6 +128,37 @@
     return out;
   }
 
+  // Characters that need a font the book does not ship (it ships MathJax's fonts and the
+  // theme's icon font, whose glyphs are drawn from CSS, not from the text): emoji, which a
+  // browser or PDF without an emoji font draws as empty boxes, and private-use code points.
+  // One fault per text node (outside scripts and styles), naming the first such character.
+  // (a character followed by U+FE0F is one asked to be drawn as an emoji)
+  var UNSHIPPED = /\p{Emoji_Presentation}|\P{Cc}\uFE0F|\p{Co}/u;
+
+  function glyphFaults() {
+    var out = [];
+    var hidden = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+    var walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
+      acceptNode: function (node) {
+        var parent = node.parentElement;
+        return parent && hidden.has(parent.tagName.toUpperCase())
+          ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
+      },
+    });
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      var text = node.textContent;
+      var m = UNSHIPPED.exec(text);
+      if (!m) continue;
+      var codes = Array.from(m[0]).map(function (c) {
+        return "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+      });
+      var around = text.slice(Math.max(0, m.index - 30), m.index + 30);
+      out.push("character " + codes.join(" ") + " '" + m[0] + "' needs a font the book does "
+        + "not ship: '" + short(around, 60) + "'");
+    }
+    return out;
+  }
+
   function imageFaults() {
     var out = [];
     Array.prototype.forEach.call(document.images, function (img) {
@@ -336,25 +367,60 @@
     return out;
   }
 
-  // Code cells whose input does not fit its box: the <pre> of a cell's input (or the highlight
-  // block around it) whose content is wider than its box, so that the reader must scroll it to
-  // read the code. One finding per cell input, naming its widest line and by how many px the
-  // content passes the box (a hidden input is measured too: `details` are opened first).
-  function inputFindings(column) {
+  // Code that does not fit its box: the <pre> of a code cell's input, or of any other code
+  // block of the text (a doctest or a literal block of the API pages' docstrings, a code
+  // fence), or the highlight block around it, whose content is wider than its box, so that
+  // the reader must scroll it to read the code. One finding per cell input ("input box") or
+  // code block ("code box"), naming its widest line and by how many px the content passes the
+  // box (a hidden input is measured too: `details` are opened first). Cell outputs are
+  // lineFindings'.
+  function codeFindings(column) {
     var out = [];
-    document.querySelectorAll(".cell_input").forEach(function (input) {
-      if (!column.el.contains(input)) return;
-      var boxes = Array.prototype.slice.call(input.querySelectorAll("pre, div.highlight"));
+    var boxes = new Set();
+    document.querySelectorAll("pre").forEach(function (pre) {
+      if (!column.el.contains(pre) || pre.closest(".cell_output")) return;
+      boxes.add(pre.closest(".cell_input") || pre.closest("div.highlight") || pre);
+    });
+    boxes.forEach(function (box) {
       var over = 0;
-      boxes.forEach(function (el) { over = Math.max(over, el.scrollWidth - el.clientWidth); });
-      if (over <= 1) return;
-      var pre = input.querySelector("pre");
-      var widest = { text: "", width: 0 };
-      if (pre) {
-        preLines(pre).forEach(function (line) { if (line.width > widest.width) widest = line; });
+      box.querySelectorAll("pre, div.highlight").forEach(function (el) {
+        over = Math.max(over, el.scrollWidth - el.clientWidth);
+      });
+      if (box.matches("pre, div.highlight")) {
+        over = Math.max(over, box.scrollWidth - box.clientWidth);
       }
+      if (over <= 1) return;
+      var pre = box.matches("pre") ? box : box.querySelector("pre");
+      var widest = { text: "", width: 0 };
+      preLines(pre).forEach(function (line) { if (line.width > widest.width) widest = line; });
+      var kind = box.matches(".cell_input") ? "input box" : "code box";
       out.push({ what: "code line (" + widest.text.length + " characters) '"
-        + short(widest.text, 60) + "' overflows its input box", px: px(over) });
+        + short(widest.text, 60) + "' overflows its " + kind, px: px(over) });
+    });
+    return out;
+  }
+
+  // Text of a figure drawn in the page (an inline <svg>: the explorer's axes) that runs into
+  // other text of it, an axis label into its tick labels: one finding per pair whose boxes
+  // overlap at all (by more than half a px), by how far (the lesser of the two directions).
+  function figureTextFindings(column) {
+    var out = [];
+    column.el.querySelectorAll("svg").forEach(function (svg) {
+      var texts = Array.from(svg.querySelectorAll("text")).filter(function (t) {
+        return t.textContent.trim();
+      });
+      var boxes = texts.map(function (t) { return t.getBoundingClientRect(); });
+      for (var i = 0; i < texts.length; i++) {
+        for (var j = i + 1; j < texts.length; j++) {
+          var a = boxes[i], b = boxes[j];
+          var across = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+          var down = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+          if (across > 0.5 && down > 0.5) {
+            out.push({ what: "figure text '" + short(texts[i].textContent, 40) + "' runs into '"
+              + short(texts[j].textContent, 40) + "'", px: px(Math.min(across, down)) });
+          }
+        }
+      }
     });
     return out;
   }
@@ -392,7 +458,8 @@
     var column = textColumn();
     var reported = new Set();
     return lineFindings(column, reported).concat(blockFindings(column, reported))
-      .concat(inputFindings(column)).concat(equationFindings(column));
+      .concat(codeFindings(column)).concat(equationFindings(column))
+      .concat(figureTextFindings(column));
   }
 
   function unique(list) {
@@ -444,7 +511,8 @@
       faults = faults
         .concat(capped(mathFaults()))
         .concat(capped(imageFaults()))
-        .concat(capped(outputFaults()));
+        .concat(capped(outputFaults()))
+        .concat(capped(glyphFaults()));
       result.faults = faults;
       result.links = Array.prototype.map.call(document.querySelectorAll("a[href]"), function (a) {
         return a.href;

@@ -1,11 +1,12 @@
 """Every built page renders cleanly in a real browser (headless Chromium).
 
 The checker (tests/book/browser_check.py) is shown to catch faults planted into a tiny book built
-with the real MathJax configuration and into a copy of a real built page.
+with the real MathJax configuration and extensions and into a copy of a real built page.
 """
 
 import re
 import shutil
+from html import escape
 
 import jupytext
 import nbformat
@@ -85,7 +86,8 @@ def tiny_book(tmp_path_factory):
 
 def test_checker_reports_undefined_macro_only(chromium, tiny_book):
     faults = check_site(tiny_book.html, ["page.html"], chromium=chromium)
-    # the book's macros (\vb, \E, \Tr, \calE, \R, \Read, \Atten) render; the undefined one is red
+    # the book's macros (\vb, \E, \Tr, \calE, \R, \Read, \Atten) render; the undefined one is red;
+    # the console stays clean
     assert faults == ["page.html: red TeX text '\\undefinedmacro'"]
 
 
@@ -97,6 +99,8 @@ def test_launch_buttons_appear_with_a_real_repository(tiny_book):
     assert (tiny_book.html / "_sources" / "page.ipynb").is_file()
 
 
+#: What the console says of a file the page asks for and the build does not have.
+NOT_FOUND = "Failed to load resource: net::ERR_FILE_NOT_FOUND"
 PLANTED = {
     "book/model.html": """
 <p>Planted: <img src="../_images/no-such-figure.png" alt="missing">
@@ -121,6 +125,12 @@ KeyError: 'planted-key'
 <div class="output stderr highlight-myst-ansi notranslate"><div class="highlight"><pre>
 planted warning on stderr
 </pre></div></div></div></div>
+<p>Planted marks: ✅ passed</p><p>and ✔️ too</p><p>an icon \ue000 glyph</p>
+<p>Text fonts draw these: τ_c − ∞ ≤ ✓ © → ²</p>
+<svg viewBox="0 0 200 100" width="400" role="img">
+<text x="10" y="40" font-size="12">planted tick 1e-42</text>
+<text x="60" y="44" font-size="12">planted axis label</text>
+<text x="10" y="90" font-size="12">planted text apart</text></svg>
 """,
 }
 
@@ -167,15 +177,67 @@ def test_checker_reports_planted_faults(chromium, built_book, tmp_path):
         "book/model.html: error output: ZeroDivisionError: division by zero",
         "book/model.html: exception in output: KeyError: 'planted-key'",
         "book/model.html: stderr output: planted warning on stderr",
+        "book/model.html: character U+2705 '✅' needs a font the book does not ship: "
+        "'Planted marks: ✅ passed'",
+        "book/model.html: character U+2714 U+FE0F '✔️' needs a font the book does not ship: "
+        "'and ✔️ too'",
+        "book/model.html: character U+E000 '\ue000' needs a font the book does not ship: "
+        "'an icon \ue000 glyph'",
+        f"book/model.html: console error: {NOT_FOUND} (at _images/no-such-figure.png)",
         "book/numerics.html: MathJax did not finish typesetting within 2000 ms",
         "book/intro.html: MathJax did not load (no MathJax.startup.promise after 2000 ms)",
+        f"book/intro.html: console error: {NOT_FOUND} (at _static/mathjax/no-mathjax.js)",
     ]
     for fault in expected:
         assert fault in faults, f"not reported: {fault}\nreported:\n{report}"
     assert not [f for f in faults if "example.invalid" in f], report
+    # texts of a drawn figure that overlap, in a figure as wide at every window width: 12 px
+    # letters drawn twice as large, 8 px apart (their boxes are as high as the font's ascent and
+    # descent, about 1.2 letter heights)
+    overlap = _overflow(
+        faults, "book/model.html: figure text 'planted tick 1e-42' runs into 'planted axis", "by"
+    )
+    assert list(overlap) == [800, 1400] and 14 <= overlap[800] == overlap[1400] <= 26, report
     # the unplanted parts of the page are clean, so nothing else is reported there
     on_model = [f for f in faults if f.startswith("book/model.html: ")]
-    assert len(on_model) == len([f for f in expected if f.startswith("book/model.html")]), report
+    assert len(on_model) == 1 + len([f for f in expected if f.startswith("book/model")]), report
+
+
+#: Scripts planted in a page's <head>: what they write to the console, and what is only logged.
+PLANTED_CONSOLE = """
+<script>const plantedTwice = 1;</script><script>const plantedTwice = 2;</script>
+<script>
+console.error("planted console error");
+console.warn("planted console warning", 42);
+console.assert(1 === 2, "planted assertion");
+console.log("planted log"); console.info("planted info"); console.debug("planted debug");
+Promise.reject(new Error("planted rejection"));
+window.addEventListener("resize", () => console.warn("planted warning when narrowed"));
+</script>
+<script src="no-such-script.js"></script>
+"""
+
+
+def test_checker_reports_what_the_console_shows(chromium, built_book, tmp_path):
+    html = tmp_path / "html"
+    shutil.copytree(built_book.html, html)
+    page = html / "book" / "model.html"
+    page.write_text(page.read_text().replace("<head>", "<head>" + PLANTED_CONSOLE, 1))
+    faults = check_site(html, ["book/model.html"], chromium=chromium)
+    report = "\n".join(faults)
+    # (the scripts' lines in the page, as in "(at book/model.html:12)", left out)
+    found = {re.sub(r" \(at book/model\.html:\d+\)$", "", f) for f in faults}
+    at = "book/model.html: console "
+    assert found == {
+        f"{at}error: Uncaught SyntaxError: Identifier 'plantedTwice' has already been declared",
+        f"{at}error: planted console error",
+        f"{at}warning: planted console warning 42",
+        f"{at}error: planted assertion",
+        f"{at}error: Uncaught (in promise) Error: planted rejection",
+        f"{at}error: {NOT_FOUND} (at book/no-such-script.js)",
+        # at the narrower window width, after the page was first measured
+        f"{at}warning: planted warning when narrowed",
+    }, report
 
 
 def _planted_output(text: str, kind: str = "stream highlight-myst-ansi") -> str:
@@ -306,47 +368,65 @@ def test_checker_reports_what_does_not_fit_the_text_column(chromium, built_book,
 #: The longest code line the chapters hold (book/*.md): it fits a cell's input box at every
 #: window width, hidden (in the narrower toggle of a `hide-input` cell) or not.
 MAX_CODE_LINE = 79
-#: Planted code lines, by length: (hidden?, reported at which window widths). A visible input
-#: box holds 81 characters at 800 px and 87 at 1400 px, a hidden one 79 and 85.
+#: Planted code lines, by length and box: a cell's input ("shown", or "hidden" in the toggle of
+#: a `hide-input` cell) or a doctest block, as the API pages' docstrings show them; the window
+#: widths at which each is reported. A visible input box or a code block of the text holds 81
+#: characters at 800 px and 87 at 1400 px, a hidden input box 79 and 85.
 PLANTED_CODE = {
-    (120, False): [800, 1400],
-    (85, False): [800],
-    (MAX_CODE_LINE + 1, True): [800],
-    (MAX_CODE_LINE, True): [],
-    (MAX_CODE_LINE, False): [],
+    (120, "shown"): [800, 1400],
+    (85, "shown"): [800],
+    (MAX_CODE_LINE + 1, "hidden"): [800],
+    (MAX_CODE_LINE, "hidden"): [],
+    (MAX_CODE_LINE, "shown"): [],
+    (120, "doctest"): [800, 1400],
+    (85, "doctest"): [800],
+    (MAX_CODE_LINE, "doctest"): [],
 }
 
 
-def _planted_code_line(n: int, hidden: bool) -> str:
-    start = f"planted_{'hidden' if hidden else 'shown'}_{n} = "
+def _planted_code_line(n: int, box: str) -> str:
+    start = f"{'>>> ' if box == 'doctest' else ''}planted_{box}_{n} = "
     return start + "x" * (n - len(start))
 
 
-def test_checker_reports_code_that_does_not_fit_its_input_box(chromium, built_book, tmp_path):
-    html = tmp_path / "html"
-    shutil.copytree(built_book.html, html)
-    page = html / "book" / "model.html"
-    planted = [_planted_input(_planted_code_line(*key), hidden=key[1]) for key in PLANTED_CODE]
+def _planted_code(n: int, box: str) -> str:
+    """A planted code line `n` characters long in its `box` (see PLANTED_CODE)."""
+    line = _planted_code_line(n, box)
+    if box != "doctest":
+        return _planted_input(line, hidden=box == "hidden")
+    return (  # as Sphinx writes a docstring's doctest block
+        '<div class="highlight-pycon notranslate"><div class="highlight"><pre><span></span>'
+        f"{escape(line)}\n</pre></div></div>"
+    )
+
+
+def test_checker_reports_code_that_does_not_fit_its_box(chromium, built_book, tmp_path):
+    site = tmp_path / "html"
+    shutil.copytree(built_book.html, site)
+    page = site / "book" / "model.html"
+    planted = [_planted_code(*key) for key in PLANTED_CODE]
     planted.append(_planted_input("short = 1\nand_a_second = 2"))
     page.write_text(page.read_text().replace("</article>", "\n".join(planted) + "</article>", 1))
-    faults = check_site(html, ["book/model.html"], chromium=chromium)
+    faults = check_site(site, ["book/model.html"], chromium=chromium)
     report = "\n".join(faults)
-    at, what = "book/model.html: code line", "overflows its input box"
+    at = "book/model.html: code line"
     found = {}
-    for (n, hidden), widths in PLANTED_CODE.items():
-        start = f"{at} ({n} characters) '{_planted_code_line(n, hidden)[:20]}"
+    for (n, box), widths in PLANTED_CODE.items():
+        start = f"{at} ({n} characters) '{_planted_code_line(n, box)[:20]}"
         if not widths:
             assert not [f for f in faults if f.startswith(start)], report
             continue
-        found[n, hidden] = _overflow(faults, start, what)
-        assert list(found[n, hidden]) == widths, report
+        what = "overflows its code box" if box == "doctest" else "overflows its input box"
+        found[n, box] = _overflow(faults, start, what)
+        assert list(found[n, box]) == widths, report
     # The overflow grows by one monospace character (about 8.4 px) per character, and the
     # box is 51 px wider in the 1400 px window (the text column is 721 and 772 px wide).
-    long, short = found[120, False], found[85, False]
-    assert 7.8 <= (long[800] - short[800]) / 35 <= 9.0, report
-    assert long[800] - long[1400] == pytest.approx(51, abs=4), report
-    assert 1 <= found[MAX_CODE_LINE + 1, True][800] <= 20, report
-    # the unplanted inputs of the page (its own code cells) fit: nothing else is reported
+    for box in ("shown", "doctest"):
+        long, short = found[120, box], found[85, box]
+        assert 7.8 <= (long[800] - short[800]) / 35 <= 9.0, report
+        assert long[800] - long[1400] == pytest.approx(51, abs=4), report
+    assert 1 <= found[MAX_CODE_LINE + 1, "hidden"][800] <= 20, report
+    # the unplanted code of the page (its own code cells) fits: nothing else is reported
     assert len([f for f in faults if f.startswith(at)]) == len(found), report
 
 
