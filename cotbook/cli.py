@@ -1,4 +1,4 @@
-"""Command line: ``python -m cotbook <command>`` (``--help`` on each command says more).
+"""Command line: python -m cotbook COMMAND (--help on each command says more).
 
 - ``chapters [NAME ...]``: execute chapters into ``tests/book/notebooks/`` (the nbval copies),
   failing if one takes longer than its budget; the phase-diagram chapter also refreshes the
@@ -663,9 +663,9 @@ def main(argv=None) -> int:
     p = sub.add_parser(
         "precompute",
         help="the chapters' slow tables and figures (records)",
-        description="Compute the studies of cotbook.book.precomputed that chapters read back "
-        "(the best depth in saturation, the closed system's depths, Result 3's optimal depth, "
-        f"the side of the floor): one record each ({_COSTS}).",
+        description="Compute the slow tables and figures that chapters read back (the best "
+        "depth in saturation, the closed system's depths, Result 3's optimal depth, the side of "
+        f"the floor): one record each ({_COSTS}).",
     )
     p.add_argument(
         "--only",
