@@ -1,4 +1,4 @@
-"""Command line: ``python -m cotbook <command>`` (``--help`` on each command says more).
+"""Command line: python -m cotbook COMMAND (--help on each command says more).
 
 - ``build [--execute]``: the book's pages at ``_build/html``, from the committed executed
   chapters (no kernel runs); ``--execute`` executes every chapter afresh
@@ -694,9 +694,9 @@ def main(argv=None) -> int:
     p = sub.add_parser(
         "precompute",
         help="the chapters' slow tables and figures (records)",
-        description="Compute the studies of cotbook.book.precomputed that chapters read back "
-        "(the best depth in saturation, the closed system's depths, Result 3's optimal depth, "
-        f"the side of the floor): one record each ({_COSTS}).",
+        description="Compute the slow tables and figures that chapters read back (the best "
+        "depth in saturation, the closed system's depths, Result 3's optimal depth, the side of "
+        f"the floor): one record each ({_COSTS}).",
     )
     p.add_argument(
         "--only",

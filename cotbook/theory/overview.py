@@ -137,7 +137,7 @@ class Summary:
                     "tau_+",
                     f"{self.tau_stable:.8g}",
                     "the boundary here, not tau_c: below it the positive saddle's rate "
-                    "exceeds 1 (sigma2 above phases.noise_threshold(alpha))",
+                    "exceeds 1 (sigma2 above the noise threshold of this alpha)",
                 )
             )
         rows += [

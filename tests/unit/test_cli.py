@@ -415,6 +415,14 @@ def test_theory_command_gives_the_bounds_of_a_ridge_curve(capsys):
     assert "\n       0  1\n" in capsys.readouterr().out
 
 
+def test_theory_text_names_no_internal_function(capsys):
+    """The row tau_+ explains itself in words, not by a function's name."""
+    assert cli.main(_theory_args(("0.5", "1.2", "0.5"), ["1"])) == 0
+    text = capsys.readouterr().out
+    assert "tau_+" in text and "noise threshold" in text
+    assert not re.search(r"\b[a-z_]+\.[a-z_]+\b", text), text
+
+
 _ANSWER_ONLY = """
 import sys
 from cotbook import cli

@@ -2,6 +2,7 @@
 
 import re
 import tomllib
+from datetime import date
 
 import yaml
 
@@ -21,14 +22,36 @@ def test_licence_files_name_their_licences():
 
 def test_citation_file_matches_the_package():
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    required = {"cff-version", "message", "type", "title", "authors", "version", "date-released"}
+    assert required | {"license", "references"} <= set(cff), required - set(cff)
     assert cff["cff-version"] == "1.2.0"
     assert cff["version"] == __version__
-    assert cff["license"] == sphinx_footer.CODE_LICENCE
-    paper = next(r for r in cff["references"] if r["type"] == "article")
-    assert paper["title"] == "An Asymptotic Theory of Chain-of-Thought in In-Context Learning"
-    assert [a["family-names"] for a in paper["authors"]] == ["Takanami", "Pehlevan"]
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["version"] == __version__
+    assert cff["license"] == sphinx_footer.CODE_LICENCE
+    # a quoted ISO date: unquoted, YAML reads a date object, which CFF's schema refuses
+    assert isinstance(cff["date-released"], str)
+    assert date.fromisoformat(cff["date-released"]) >= date(2026, 11, 21)  # the first commit
+    # the book's public repository, where it has one: the same address as the book's buttons
+    url = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
+    assert cff.get("repository-code", "") == url
+
+
+def test_citation_file_cites_the_paper_and_the_authors_code():
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    paper, code = cff["references"]
+    assert (paper["type"], paper["status"], paper["year"]) == ("article", "preprint", 2026)
+    assert paper["title"] == "An Asymptotic Theory of Chain-of-Thought in In-Context Learning"
+    assert [(a["given-names"], a["family-names"]) for a in paper["authors"]] == [
+        ("Kaito", "Takanami"),
+        ("Cengiz", "Pehlevan"),
+    ]
+    assert "identifiers" not in paper and "doi" not in paper  # the paper's source gives none
+    assert code["type"] == "software"
+    assert code["repository-code"] == "https://github.com/taka255/cot_asymptotics"
+    assert code["url"] == f"{code['repository-code']}/tree/{code['commit']}"
+    bib = (ROOT / "book" / "references.bib").read_text()
+    assert code["commit"] in bib.split("@misc{takanami2026code,", 1)[1].split("\n}", 1)[0]
 
 
 def test_how_to_cite_gives_the_package_version():

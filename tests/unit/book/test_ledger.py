@@ -150,7 +150,9 @@ def test_verdict_rows_give_each_item_its_pasted_verdict_and_chapter_link():
         assert re.fullmatch(r"\{glue:text\}`[a-z0-9_]+\.md::[a-z0-9_]+_verdict:s`", verdict)
         assert full[0].endswith(chapter) and chapter.startswith("{ref}`")
     with pytest.raises(ValueError, match="names no chapter"):
-        report_file.verdict_rows("## Ledger\n| a | b | c | d |\n|---|---|---|---|\n| x | y | z | w |\n")
+        report_file.verdict_rows(
+            "## Ledger\n| a | b | c | d |\n|---|---|---|---|\n| x | y | z | w |\n"
+        )
 
 
 def test_summary_counts_are_the_ledger_s_verdicts_and_the_errata_items():
@@ -215,6 +217,29 @@ def test_readme_verdicts_are_the_chapters_verdicts():
         if k.endswith("_verdict")
     }
     assert computed == covered, f"verdicts missing from README: {computed - covered}"
+
+
+def test_readme_counts_the_report_s_items_and_names_the_rows_that_merge_them():
+    """The table has fewer rows than the report has items, so its introduction says how many
+    items, with which verdicts, and which rows hold several (those of README_ROWS with more
+    than one claim): its counts are the report's (they once read as 8/5/2 beside 11/5/3)."""
+    readme = (ROOT / "README.md").read_text()
+    intro = " ".join(readme.split("## What holds", 1)[1].split("\n| ", 1)[0].split())
+    said = re.search(
+        r"its (\d+) items \((\d+) reproduced, (\d+) with a caveat, (\d+) not reproduced\) "
+        r"in (\d+) rows",
+        intro,
+    )
+    assert said, intro
+    items, *verdicts, n_rows = map(int, said.groups())
+    rows = report_file.records(
+        REPORT.read_text(), report_file.glued_in(ROOT / chapters.NOTEBOOK_DIR)
+    )
+    assert items == len(rows) == sum(map(len, README_ROWS.values()))
+    assert verdicts == list(report_file.verdict_counts(rows).values())
+    assert n_rows == len(README_ROWS)
+    merged = "; ".join(start for start, claims in README_ROWS.items() if len(claims) > 1)
+    assert f"a row naming several items ({merged})" in intro
 
 
 def test_readme_figure_is_the_chapters_figure():
