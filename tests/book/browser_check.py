@@ -122,13 +122,16 @@ def check_site(
     wait_ms: int = 10_000,
     timeout_s: float = 120.0,
     widths: tuple[int, ...] = WINDOW_WIDTHS,
+    heights: dict[str, int] | None = None,
 ) -> list[str]:
     """Open `pages` of the build in `html_dir` (default: all) in Chromium; return the faults.
 
     Each fault is one line "<page>: <what is wrong>". One browser opens the pages, `jobs` tabs
     at once; `wait_ms` is how long (real time) the probe waits for MathJax and images before it
     calls them failed; `timeout_s` is the wall-clock limit for one page (at all `widths`);
-    `widths` are the browser window widths (px) at which the layout is checked.
+    `widths` are the browser window widths (px) at which the layout is checked. A dict passed
+    as `heights` is filled with the length (px) of each page that rendered, at the widest width,
+    its hidden code folded, as a reader first sees it (windows are WINDOW_HEIGHT px tall).
     The build itself is not modified: pages are probed in a temporary copy. Raises BrowserError
     if Chromium does not start, or fails (crashes, stops answering) MAX_STARTS times.
     """
@@ -200,6 +203,8 @@ def check_site(
                     f"{page}: page did not finish rendering (probe status "
                     f"{result.get('status')!r}; MathJax or a script hung or failed)"
                 )
+            if heights is not None and "height" in result:
+                heights[page] = int(result["height"])
             faults.extend(f"{page}: {fault}" for fault in result.get("faults", []))
             faults.extend(f"{page}: {fault}" for fault in _layout_faults(result))
             faults.extend(

@@ -524,6 +524,8 @@
         return el.id;
       });
       if (document.fonts) await document.fonts.ready;
+      // the page's length as a reader first sees it (before the layout check opens hidden code)
+      result.height = document.documentElement.scrollHeight;
       result.layout[window.innerWidth] = layoutFindings();
       result.status = "done";
     } catch (err) {

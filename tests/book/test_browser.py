@@ -13,7 +13,14 @@ import nbformat
 import pytest
 import yaml
 from book_build import ROOT, build_book
-from browser_check import INSTALL_HINT, WINDOW_WIDTHS, check_site, find_chromium, site_pages
+from browser_check import (
+    INSTALL_HINT,
+    WINDOW_HEIGHT,
+    WINDOW_WIDTHS,
+    check_site,
+    find_chromium,
+    site_pages,
+)
 
 
 @pytest.fixture(scope="session")  # session scope: it fails before the book is built
@@ -24,14 +31,37 @@ def chromium():
     return path
 
 
-def test_every_page_renders_cleanly(chromium, built_book):
+@pytest.fixture(scope="module")
+def site_check(chromium, built_book):
+    """The faults of every page of the real book, and each page's length (px)."""
     assert (built_book.html / "index.html").is_file(), built_book.log[-3000:]
-    pages = site_pages(built_book.html)
-    assert len([p for p in pages if p.startswith("book/")]) >= 13
     # real time: on a busy machine MathJax may take seconds to typeset a long page, which is
     # no fault of the book, so the probe waits up to 30 s (a page that renders waits no longer)
-    faults = check_site(built_book.html, chromium=chromium, wait_ms=30_000)
+    heights: dict[str, int] = {}
+    faults = check_site(built_book.html, chromium=chromium, wait_ms=30_000, heights=heights)
+    return faults, heights
+
+
+def test_every_page_renders_cleanly(built_book, site_check):
+    pages = site_pages(built_book.html)
+    assert len([p for p in pages if p.startswith("book/")]) >= 13
+    faults, _ = site_check
     assert not faults, "pages with faults:\n" + "\n".join(faults)
+
+
+#: The most screens (WINDOW_HEIGHT px tall, in the widest window) the introduction and the
+#: part "The paper in an hour" may fill together: the path a reader can take in an hour.
+HOUR_SCREENS = 60
+
+
+def test_the_hour_path_fits_an_hour(site_check):
+    _, heights = site_check
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    hour = next(p for p in toc["parts"] if p["caption"] == "The paper in an hour")
+    pages = [f"{toc['root']}.html"] + [f"{c['file']}.html" for c in hour["chapters"]]
+    screens = {page: heights[page] / WINDOW_HEIGHT for page in pages}
+    total = sum(screens.values())
+    assert total <= HOUR_SCREENS, f"{total:.1f} screens: {screens}"
 
 
 TINY_MATH = r"""# Planted math
@@ -85,7 +115,9 @@ def tiny_book(tmp_path_factory):
 
 
 def test_checker_reports_undefined_macro_only(chromium, tiny_book):
-    faults = check_site(tiny_book.html, ["page.html"], chromium=chromium)
+    heights: dict[str, int] = {}
+    faults = check_site(tiny_book.html, ["page.html"], chromium=chromium, heights=heights)
+    assert list(heights) == ["page.html"] and 0 < heights["page.html"] < 20 * WINDOW_HEIGHT
     # the book's macros (\vb, \E, \Tr, \calE, \R, \Read, \Atten) render; the undefined one is red;
     # the console stays clean
     assert faults == ["page.html: red TeX text '\\undefinedmacro'"]
