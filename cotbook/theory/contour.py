@@ -41,6 +41,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._threads import on_one_blas_thread
+
 __all__ = ["Geometry", "DeepValue", "geometry", "deep_errors", "floor"]
 
 _U = np.finfo(float).eps / 2
@@ -48,6 +50,7 @@ _KEEP = 1e-20  # nodes whose |psi^t R| is below this fraction of the largest are
 _N_MAX = 1 << 15  # largest trapezoidal rule tried per circle
 _CHECK_DEPTHS = (2, 5)  # depths at which the deformed residue contour is checked
 _ROWS = 256  # rows of the torus sum's matrix held at once (256 x 2^15 complex: 134 MB)
+_TORUS_WORK = 1 << 28  # torus terms (nodes^2 x depths) of one refinement: about a second
 
 
 class Geometry(NamedTuple):
@@ -151,40 +154,46 @@ class _Sum(NamedTuple):
     half: complex
     absolute: float
     log_scale: float
+    products: int = 0
+    """Terms summed in an order BLAS chooses (the torus's matrix products): each adds a
+    rounding relative to the sum of |terms| (:func:`_rounding`)."""
 
 
 def _torus_sums(g, depths, n):
-    """T_t = (1/n^2) sum R R psi^t psi^t / D on |a| = |b| = r_T, for each depth."""
+    """T_t = (1/n^2) sum R R psi^t psi^t / D on |a| = |b| = r_T, for every depth at once:
+    ``diag(P^T M P)`` with ``P[a, t] = R(a) psi(a)^t`` and ``M = 1/D`` computed once, in row
+    blocks, over the nodes that matter at any of the depths (elsewhere ``|P|`` is below
+    ``_KEEP`` of its largest value at every depth, and the skipped terms are bounded)."""
     z = g.r_T * _circle(n)
     ps = _psi(g, z)
     ref = float(np.abs(ps).max())
-    R = _R(g, z)
-    out = []
-    for t in depths:
-        P = _power(ps / ref, t) * R
-        mag = np.abs(P)
-        keep = np.nonzero(mag > _KEEP * mag.max())[0]
-        Pk, zk = P[keep], z[keep]
-        even = keep % 2 == 0
-        total, half, absolute = 0j, 0j, 0.0
-        for lo in range(0, keep.size, _ROWS):  # row blocks: at most _ROWS x n terms at once
-            rows = slice(lo, lo + _ROWS)
-            M = Pk[rows, None] * Pk[None, :] / _D(g, zk[rows, None], zk[None, :])
-            total += M.sum()
-            half += M[np.ix_(even[rows], even)].sum()
-            absolute += float(np.abs(M).sum())
-        skipped = (
-            (n * n - keep.size**2) * (_KEEP * mag.max()) ** 2 / (g.margin * g.gamma * g.r_T**2)
+    P = np.column_stack([_power(ps / ref, t) for t in depths]) * _R(g, z)[:, None]
+    mag = np.abs(P)
+    top = mag.max(axis=0)
+    keep = np.nonzero(np.any(mag > _KEEP * top, axis=1))[0]
+    Pk, zk, absP = P[keep], z[keep], mag[keep]
+    even = keep % 2 == 0
+    total = np.zeros(len(depths), dtype=complex)
+    half = np.zeros(len(depths), dtype=complex)
+    absolute = np.zeros(len(depths))
+    for lo in range(0, keep.size, _ROWS):  # row blocks: at most _ROWS x n entries of M at once
+        rows = slice(lo, lo + _ROWS)
+        M = 1.0 / _D(g, zk[rows, None], zk[None, :])
+        total += np.einsum("at,at->t", Pk[rows], M @ Pk)
+        e = even[rows]
+        half += np.einsum("at,at->t", Pk[rows][e], M[e][:, even] @ Pk[even])
+        absolute += np.einsum("at,at->t", absP[rows], np.abs(M) @ absP)
+    skipped = (n * n - keep.size**2) * (_KEEP * top) ** 2 / (g.margin * g.gamma * g.r_T**2)
+    return [
+        _Sum(
+            total[k] / n**2,
+            half[k] / (n / 2) ** 2,
+            (absolute[k] + skipped[k]) / n**2,
+            2 * t * math.log(ref),
+            2 * keep.size,
         )
-        out.append(
-            _Sum(
-                total / n**2,
-                half / (n / 2) ** 2,
-                (absolute + skipped) / n**2,
-                2 * t * math.log(ref),
-            )
-        )
-    return out
+        for k, t in enumerate(depths)
+    ]
 
 
 def _roots_a(g, b):
@@ -360,47 +369,62 @@ def _combine(terms):
 def _rounding(s: _Sum, t):
     """Rounding error of one sum.  psi (and a*) at a node carry a few roundings, which the
     power t multiplies: 6 t per factor psi^t (two factors), 2 log2 t for the powering and 20
-    for the rest of a term, all relative to the sum of |terms|."""
-    return (12 * t + 2 * math.log2(max(t, 2)) + 20) * _U * s.absolute
+    for the rest of a term (pairwise summation included), plus one per term of a sum in
+    BLAS's order (``products``), all relative to the sum of |terms|."""
+    return (12 * t + 2 * math.log2(max(t, 2)) + 20 + s.products) * _U * s.absolute
 
 
-def _depths_at(g, depths, n, *, excess=False):
-    """E_t for ``depths`` with ``n`` nodes per circle; ``None`` if the residue contour fails.
-    ``excess``: leave out the t-independent residues, i.e. return E_t - E_inf (:func:`floor`)."""
-    T = _torus_sums(g, depths, n)
-    H = _residue_sums(g, depths, n)
+_FAMILIES = ("torus", "residue", "pole")
+"""The trapezoidal sums of E_t: the torus term T_t, the residue integral H_t and (alpha < 1)
+the pole term S'_t (module docstring).  Each is refined on its own (:func:`deep_errors`)."""
+
+
+def _families(g):
+    """The families of sums at ``g``: the pole term only where alpha < r_T, alpha != 1."""
+    return _FAMILIES if g.alpha < g.r_T and g.alpha != 1.0 else _FAMILIES[:2]
+
+
+def _family_sums(g, family, depths, n):
+    """The sums of one family for ``depths`` on ``n`` nodes (``None``: no residue contour)."""
+    if family == "torus":
+        return _torus_sums(g, depths, n)
+    if family == "residue":
+        return _residue_sums(g, depths, n)
+    return _pole_sums(g, depths, n)
+
+
+def _weight(g, family):
+    """The factor of each family's sum in E_t = alpha (T - H) + 2 alpha (1 - alpha) S' + ..."""
+    return {"torus": g.alpha, "residue": -g.alpha, "pole": 2 * g.alpha * (1.0 - g.alpha)}[family]
+
+
+def _discretisation(g, family, s: _Sum, value: DeepValue):
+    """One family's trapezoidal error estimate (its sum minus the sum on every second node)
+    on the scale of ``value``."""
+    scale = math.exp(s.log_scale - value.log_scale)
+    return abs(_weight(g, family)) * abs(s.value - s.half) * scale
+
+
+def _depths_at(g, depths, sums, *, excess=False):
+    """E_t for ``depths`` from the families' sums (``sums[family][k]`` at ``depths[k]``);
+    ``None`` if two poles of the residue integrand coincide.  ``excess``: leave out the
+    t-independent residues, i.e. return E_t - E_inf (:func:`floor`)."""
     crossed = _crossed_poles(g)
-    if H is None or crossed is None:
+    if crossed is None:
         return None
     skip = _cancelling(g, crossed)
     alpha, c = g.alpha, g.alpha * (1.0 - g.alpha)
-    S = _pole_sums(g, depths, n) if g.alpha < g.r_T and g.alpha != 1.0 else None
     out = []
     for k, t in enumerate(depths):
-        terms = [
-            (
-                alpha * T[k].value,
-                alpha * (abs(T[k].value - T[k].half) + _rounding(T[k], t)),
-                T[k].log_scale,
-            ),
-            (
-                -alpha * H[k].value,
-                alpha * (abs(H[k].value - H[k].half) + _rounding(H[k], t)),
-                H[k].log_scale,
-            ),
-        ]
+        terms = []
+        for family, family_sums in sums.items():
+            s, w = family_sums[k], _weight(g, family)
+            error = abs(w) * (abs(s.value - s.half) + _rounding(s, t))
+            terms.append((w * s.value, error, s.log_scale))
         for v, lg, const in _crossed_residues(g, crossed, t, skip):  # circle = deformed + these
             if not (excess and const):
                 terms.append((-alpha * v, alpha * abs(v) * 8 * _U, lg))
-        if S is not None:
-            s = S[k]
-            terms.append(
-                (
-                    2 * c * s.value,
-                    2 * abs(c) * (abs(s.value - s.half) + _rounding(s, t)),
-                    s.log_scale,
-                )
-            )
+        if "pole" in sums:
             for v, lg, const in _pole_residues(g, t, skip):
                 if not (excess and const):
                     terms.append((-c * v, abs(c * v) * 8 * _U, lg))
@@ -426,6 +450,7 @@ def _contour_is_valid(g, n):
     return True
 
 
+@on_one_blas_thread  # the torus's matrix products: the same bits on any caller's thread count
 def deep_errors(alpha, tau, sigma2, depths, rtol, *, excess=False, n_max=_N_MAX):
     """``{t: DeepValue}`` for the depths the contours certify to ``rtol``; the others are
     missing (the caller escalates).  Parameters are assumed validated (``tau > 1``).
@@ -454,20 +479,55 @@ def deep_errors(alpha, tau, sigma2, depths, rtol, *, excess=False, n_max=_N_MAX)
         # finer nodes before the two contours can agree
         if not any(_contour_is_valid(g, m) for m in (max(n, 1024), _N_MAX)):
             continue
-        todo, last = list(group), {}
-        while todo and n <= n_max:
-            values = _depths_at(g, todo, n, excess=excess)
-            if values is None:
-                break
-            still = []
-            for t, v in zip(todo, values, strict=True):
-                relative = v.error / abs(v.mantissa) if v.mantissa != 0 else math.inf
-                if relative <= rtol and (excess or v.mantissa > 0):
-                    out[t] = v
-                elif n < 4096 or relative < 0.5 * last.get(t, math.inf):  # more nodes help
-                    still.append(t)
-                    last[t] = relative
-            todo, n = still, 2 * n
+        out.update(_refined(g, group, n, rtol, excess=excess, n_max=n_max))
+    return out
+
+
+def _refined(g, depths, n, rtol, *, excess, n_max):
+    """``{t: DeepValue}`` for the ``depths`` certified to ``rtol``, each family of sums starting
+    on ``n`` nodes and doubled only while its own discretisation error matters: where a pole
+    lies near the residue contour (tau near tau_+) H_t needs 2^14 nodes while the torus, whose
+    cost is quadratic in its nodes, has converged on 2^8.  A depth is given up once a family it
+    needs cannot be refined (at ``n_max``, or the torus beyond ``_TORUS_WORK`` terms: near
+    alpha = 1, tau = tau_+ the singular variety touches every torus near sqrt(alpha) and no
+    affordable rule converges), or once the family with the largest error has 4096 nodes or
+    more and the error did not halve at the last doubling (rounding, which more nodes do not
+    reduce)."""
+    if n > n_max:
+        return {}
+    families = _families(g)
+    nodes = dict.fromkeys(families, n)
+    sums: dict[str, dict[int, _Sum]] = {f: {} for f in families}
+    out, last, todo, stale = {}, {}, list(depths), set(families)
+    while todo:
+        for family in stale:
+            got = _family_sums(g, family, todo, nodes[family])
+            if got is None:
+                return out
+            sums[family].update(zip(todo, got, strict=True))
+        current = {f: [sums[f][t] for t in todo] for f in families}
+        values = _depths_at(g, todo, current, excess=excess)
+        if values is None:
+            return out
+        wanted = {}
+        for t, v in zip(todo, values, strict=True):
+            relative = v.error / abs(v.mantissa) if v.mantissa != 0 else math.inf
+            if relative <= rtol and (excess or v.mantissa > 0):
+                out[t] = v
+                continue
+            errors = {f: _discretisation(g, f, sums[f][t], v) for f in families}
+            share = rtol * abs(v.mantissa) / (2 * len(families))
+            coarse = {f for f in families if errors[f] > share} or {max(errors, key=errors.get)}
+            if any(nodes[f] >= n_max for f in coarse):
+                continue
+            if "torus" in coarse and 4 * nodes["torus"] ** 2 * len(todo) > _TORUS_WORK:
+                continue
+            if min(nodes[f] for f in coarse) < 4096 or relative < 0.5 * last.get(t, math.inf):
+                wanted[t], last[t] = coarse, relative
+        stale = set().union(*wanted.values()) if wanted else set()
+        for family in stale:
+            nodes[family] *= 2
+        todo = list(wanted)
     return out
 
 
