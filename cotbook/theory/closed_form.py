@@ -24,6 +24,10 @@ counts as certified: a value whose computed bound is at most ``rtol * max(|E_t|,
     last ``lagrange_mp`` at a precision chosen from the bound, confirmed by a second run at 15
     more digits.  If the two disagree by more than ``rtol`` an :class:`AccuracyError` is
     raised.  Nothing is returned that has not been vouched for to ``rtol`` (default 1e-10).
+``"fast"``
+    ``"auto"`` without its mpmath tier, whose Python arithmetic can take minutes on a curve
+    of a few hundred depths: an :class:`AccuracyError` names the first depth only mpmath would
+    certify.  What :func:`cotbook.theory.summary` searches Result 3's optimal depth with.
 
 :func:`error_at`, :func:`errors_at` and :func:`error_grid` answer single depths through the
 same tiers without computing a curve unless everything else fails.  Every entry point runs
@@ -67,7 +71,7 @@ RTOL_DEFAULT = 1e-10
 #: Absolute floor of the accuracy rule, ``bound <= rtol * max(|E_t|, TINY)``.
 TINY = 1e-300
 _U = np.finfo(float).eps / 2  # unit roundoff of float64
-_METHODS = ("auto", "recursion", "lagrange", "lagrange_mp")
+_METHODS = ("auto", "fast", "recursion", "lagrange", "lagrange_mp")
 # extended precision tier only if long double really is wider than double on this platform
 _HAVE_LONGDOUBLE = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps / 100
 
@@ -121,19 +125,22 @@ def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=
         :data:`MP_T_MAX` (``"lagrange_mp"``) or :data:`CURVE_T_MAX` (``"auto"``, ``"lagrange"``),
         checked before any work.
     method : str
-        ``"auto"`` | ``"recursion"`` | ``"lagrange"`` | ``"lagrange_mp"`` (module docstring).
+        ``"auto"`` | ``"fast"`` | ``"recursion"`` | ``"lagrange"`` | ``"lagrange_mp"`` (module
+        docstring).
     dps : int, optional
         Decimal digits for the mpmath methods.  ``recursion`` default max(40, 20 + t_max//2):
         ample for 1e-15 relative at every test point (checked against dps + 30 in the tests);
         ``lagrange_mp`` default 40.  Ignored by ``lagrange``; for ``auto`` it is a minimum.
     rtol : float, optional
-        Accuracy that ``auto`` certifies (default 1e-10), relative to max(|E_t|, 1e-300).
+        Accuracy that ``auto`` and ``fast`` certify (default 1e-10), relative to
+        max(|E_t|, 1e-300).
 
     Returns
     -------
     numpy.ndarray
-        ``E_0 .. E_{t_max}``; ``auto`` raises :class:`AccuracyError` (naming the point, the
-        first depth and the accuracy reached there) rather than return an uncertified value.
+        ``E_0 .. E_{t_max}``; ``auto`` and ``fast`` raise :class:`AccuracyError` (naming the
+        point, the first depth and the accuracy reached there) rather than return an
+        uncertified value.
 
     ``lagrange`` (plain float64) is accurate to ~1e-13 wherever the quadratic form is well
     conditioned, which includes every point tested for t <= 80; use ``auto`` for a guarantee.
@@ -200,33 +207,50 @@ def ridgeless_curve(alpha, tau, sigma2, t_max, *, method="auto", dps=None, rtol=
     if bad:
         where = f"E_{bad[0]} at {_point(alpha, tau, sigma2)}"
         reached = _reached(*best[bad[0]])
-        if t_max > MP_T_MAX:
+        if t_max > MP_T_MAX or method == "fast":
+            why = (
+                "method='fast' leaves out the mpmath tier"
+                if method == "fast"
+                else f"the mpmath tier stops at t_max = {MP_T_MAX}"
+            )
             raise AccuracyError(
                 f"{where}: float64, the contours and extended precision reach {reached}"
-                f", not rtol={rtol:g} ({len(bad)} depths fail), and the mpmath tier stops at "
-                f"t_max = {MP_T_MAX} (the Lagrange quadratic form is ill-conditioned here)"
+                f", not rtol={rtol:g} ({len(bad)} depths fail), and {why} (the Lagrange "
+                "quadratic form is ill-conditioned here)"
             )
         E = E.copy()
-        # digits needed: log10 of the bound/|E| ratio (the condition) + digits of rtol + margin
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             cond = bound[bad] / np.maximum(np.abs(E[bad]), TINY) / _U
-        finite = cond[np.isfinite(cond)]
-        extra = 40 if finite.size < len(bad) else int(np.log10(max(finite.max(), 1.0)))
-        d1 = domain.dps(dps, 0) if dps is not None else 0
-        d1 = max(d1, 20 + extra + int(-math.log10(rtol)))
-        v1 = lagrange.mp_curve(alpha, tau, sigma2, t_max, d1, depths=bad)
-        v2 = lagrange.mp_curve(alpha, tau, sigma2, t_max, d1 + 15, depths=bad)
-        for t in bad:
-            a, b = v1[t], v2[t]
-            with mp.workdps(d1 + 15):
-                scale = max(abs(b), mp.mpf(TINY))
-                if abs(a - b) > 0.1 * rtol * scale:
-                    raise AccuracyError(
-                        f"E_{t} at {_point(alpha, tau, sigma2)}: mpmath at {d1} and {d1 + 15} "
-                        f"digits differ by {float(abs(a - b) / scale):.2g}, more than rtol={rtol:g}"
-                    )
-            E[t] = _to_float(b)
+        d0 = domain.dps(dps, 0) if dps is not None else 0
+        for t, value in _mp_tier(alpha, tau, sigma2, bad, cond, rtol, d0).items():
+            E[t] = value
     return E
+
+
+def _mp_tier(alpha, tau, sigma2, depths, cond, rtol, dps=0):
+    """``{t: E_t}`` at ``depths`` by the quadratic form in mpmath (the last tier): at the
+    digits the float64 condition asks for (``cond``: bound / |E_t| / unit roundoff at each
+    depth, inf where unknown), plus those of ``rtol`` and a margin, at least ``dps``, confirmed
+    by a second run at 15 more digits (:class:`AccuracyError` where the two differ by more
+    than ``rtol``).  Each run costs O(t^2) operations per depth asked, in Python."""
+    finite = cond[np.isfinite(cond)]
+    extra = 40 if finite.size < len(depths) else int(np.log10(max(finite.max(), 1.0)))
+    d1 = max(dps, 20 + extra + int(-math.log10(rtol)))
+    top = max(depths)  # entries of the form above the deepest depth asked do not reach it
+    v1 = lagrange.mp_curve(alpha, tau, sigma2, top, d1, depths=depths)
+    v2 = lagrange.mp_curve(alpha, tau, sigma2, top, d1 + 15, depths=depths)
+    out = {}
+    for t in depths:
+        a, b = v1[t], v2[t]
+        with mp.workdps(d1 + 15):
+            scale = max(abs(b), mp.mpf(TINY))
+            if abs(a - b) > 0.1 * rtol * scale:
+                raise AccuracyError(
+                    f"E_{t} at {_point(alpha, tau, sigma2)}: mpmath at {d1} and {d1 + 15} "
+                    f"digits differ by {float(abs(a - b) / scale):.2g}, more than rtol={rtol:g}"
+                )
+        out[t] = _to_float(b)
+    return out
 
 
 def _to_float(x):
@@ -240,10 +264,11 @@ def _to_float(x):
 def error_at(alpha, tau, sigma2, t, *, rtol=RTOL_DEFAULT):
     """E_t of Result 1 (lambda = 0) at a single depth t, certified to ``rtol``.
 
-    No curve is computed unless everything else fails.  Tiers: the streamed single-depth form
-    (O(t^2)) in float64 and in extended precision, up to :data:`STREAM_T_MAX`; the contour
-    integrals of :mod:`cotbook.theory.contour` (tried first from depth 200 on); and last
-    :func:`ridgeless_curve` (``auto``) up to ``t``.
+    No curve is computed.  Tiers: the streamed single-depth form (O(t^2)) in float64 and in
+    extended precision, up to :data:`STREAM_T_MAX`; the contour integrals of
+    :mod:`cotbook.theory.contour` (tried first from depth 200 on); and last, for ``t <=``
+    :data:`MP_T_MAX`, the quadratic form in mpmath at depth ``t`` alone (the last tier of
+    :func:`ridgeless_curve`).  A refusal names ``t``.
 
     Parameters
     ----------
@@ -334,10 +359,11 @@ def _contour_tier(al, ta, sigma2, depths, rtol):
 
 def _single_depths(al, ta, sigma2, t, rtol):
     """E_t at the points (al[i], ta[i]): the streamed form in float64, then in extended
-    precision (vectorised, cheap at shallow depths), the contours, the certified curve, in that
-    order; from depth 200 on the contours come first, and the streamed forms stop at
-    :data:`STREAM_T_MAX`."""
+    precision (vectorised, cheap at shallow depths), the contours, the quadratic form in mpmath
+    at depth ``t`` (up to :data:`MP_T_MAX`), in that order; from depth 200 on the contours come
+    first, and the streamed forms stop at :data:`STREAM_T_MAX`."""
     E = np.full(al.size, np.nan)
+    cond = np.full(al.size, np.inf)  # the float64 form's condition, for the mpmath tier
     todo = np.arange(al.size)
 
     def contours():
@@ -353,6 +379,8 @@ def _single_depths(al, ta, sigma2, t, rtol):
         Ef, Bf = lagrange.stream_depth(al[todo], ta[todo], sigma2, t)
         ok = _certified(Ef, Bf, rtol)
         E[todo[ok]] = Ef[ok]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            cond[todo] = Bf / np.maximum(np.abs(Ef), TINY) / _U
         todo = todo[~ok]
     if todo.size and _HAVE_LONGDOUBLE and t <= STREAM_T_MAX:
         El, Bl = lagrange.stream_depth(al[todo], ta[todo], sigma2, t, dtype=np.longdouble)
@@ -363,12 +391,12 @@ def _single_depths(al, ta, sigma2, t, rtol):
     if todo.size and t < _CONTOUR_FIRST:
         contours()
     for i in todo:
-        if t > CURVE_T_MAX:
+        if t > MP_T_MAX:  # the curve would retry the same tiers at every depth up to t
             raise AccuracyError(
                 f"E_{t} at {_point(al[i], ta[i], sigma2)}: neither the contours nor the streamed "
-                f"forms reach rtol={rtol:g}, and the curve tiers stop at t = {CURVE_T_MAX}"
+                f"forms reach rtol={rtol:g}, and the mpmath tier stops at t = {MP_T_MAX}"
             )
-        E[i] = ridgeless_curve(float(al[i]), float(ta[i]), sigma2, t, rtol=rtol)[t]
+        E[i] = _mp_tier(float(al[i]), float(ta[i]), sigma2, [t], cond[i : i + 1], rtol)[t]
     E[E == 0.0] = 0.0  # no -0.0
     return E
 
