@@ -35,6 +35,16 @@ the one with the largest rate (then the largest power):
   continued root a*(alpha) = 1/beta: rate psi(1/beta) in (psi_max, 1) -- power 0.
 * the torus term T_t has rate psi_max^2 <= Lambda_+ (psi is smallest on the positive axis at
   sqrt(alpha)) and power -3 (-1 at alpha = 1): it never leads.
+* **double pole at tau = tau_+** (alpha < 1, tau = 2 + sigma2, so beta = 1/alpha): the zero
+  b = 1/beta of D(alpha, b) = alpha beta (b - 1)(b - 1/beta) meets the pole b = alpha of R, and
+  R(b) / D(alpha, b) = -(alpha - b^2) / ((b - alpha)^2 (b - 1)) has a double pole where
+  psi(alpha) = 1.  Its residue in the alpha < 1 term, -alpha (1 - alpha) d/db[-(alpha - b^2)
+  psi(b)^t / ((b - 1) b)] at b = alpha, grows like t psi'(alpha) = -t (1 - alpha) /
+  (alpha K): E_t ~ (1 - alpha)^2 t / K, power +1, rate 1 -- E_t grows linearly and has no
+  limit (Result 2's floor (1 - alpha)(tau - 1)/(tau - 2 - sigma2) is infinite there).  The
+  positive saddle a_+ = alpha sits on that pole; measured with the ball enclosure at
+  (alpha, sigma2) = (0.5, 1), (0.3, 0.5), (0.8, 10) up to t = 3200, E_t - K t ~ -c t^1/2 with
+  (c/K)^2 = 2.3, 0.7 and 120, below 1/K (10, 3.7 and 295), the ``t_scale`` given.
 
 The t-independent residues (at b = 1 and b = alpha, where psi = 1) sum to E_inf
 (:func:`cotbook.theory.contour.floor`).  :func:`excess` evaluates E_t - E_inf directly, so the
@@ -63,9 +73,17 @@ __all__ = [
     "local_law",
     "RESIDUE",
     "POLE",
+    "DOUBLE_POLE",
+    "CRITICAL_RTOL",
+    "on_double_pole",
 ]
 
 _TIE = 1e-12  # rates closer than this (relative) are one rate
+CRITICAL_RTOL = 1e-9
+"""Relative distance in tau below which a point counts as on a boundary (tau_c, tau_+): tau is
+a float, so an exact equality test would almost never fire."""
+DOUBLE_POLE = "double pole at b = alpha = 1/beta (tau = tau_+)"
+"""The ``source`` of the law at tau = tau_+ for alpha < 1 (module docstring)."""
 RESIDUE = "residue at b = 1/beta"
 """The ``source`` of the law where the residue at b = 1/beta leads
 (:func:`cotbook.theory.saturation.residue_band` finds where)."""
@@ -207,9 +225,27 @@ def _geometry(alpha, tau, s):
     return g
 
 
+def on_double_pole(alpha, tau, sigma2) -> bool:
+    """Whether ``(alpha, tau, sigma2)`` is on the double pole of the module docstring:
+    ``alpha < 1`` and ``tau`` within :data:`CRITICAL_RTOL` (relative) of ``tau_+ = 2 +
+    sigma2``, where E_t grows linearly (the inputs are assumed validated)."""
+    tau_plus = 2.0 + sigma2
+    return alpha < 1.0 and abs(tau - tau_plus) <= CRITICAL_RTOL * tau_plus
+
+
+def _double_pole_term(g):
+    """The law at tau = tau_+, alpha < 1 (module docstring): E_t ~ (1 - alpha)^2 t / K."""
+    K = (1.0 - g.alpha) ** 2 / g.K
+    return _Term(1.0, 1.0, K, 0.0, DOUBLE_POLE, 1.0 / K)
+
+
 def _terms(g):
+    double = on_double_pole(g.alpha, g.tau, g.sigma2)
+    saddles = [(-g.s, 1, "negative saddle")]
+    if not double:  # on the double pole a_+ = alpha sits on it (module docstring)
+        saddles.append((g.a_plus, -1, "positive saddle"))
     terms = []
-    for b0, orientation, name in ((-g.s, 1, "negative saddle"), (g.a_plus, -1, "positive saddle")):
+    for b0, orientation, name in saddles:
         saddle = _saddle(g, b0, orientation, name)
         if saddle is None:
             continue
@@ -223,6 +259,8 @@ def _terms(g):
         elif name == "positive saddle":  # alpha = 1: a_+ = 1 is T's saddle and D(1, 1) = 0
             K /= 2.0  # a pole on a saddle: T_t gives back half the residue's Gaussian integral
         terms.append(_Term(rate, -0.5, K, 0.0, name, scale))
+    if double:  # the pole term's and the residues' poles meet there: the double pole
+        return terms + [_double_pole_term(g)]
     if g.alpha < 1.0:
         terms.append(_pole_term(g))
     return terms + _residue_terms(g)

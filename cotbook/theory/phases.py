@@ -27,7 +27,11 @@ grows without bound exactly for ``tau < tau_stable = max(tau_c, tau_+)``.  Below
 ``noise_threshold(alpha)`` (0.25 at alpha = 1; about alpha for small alpha, 1 for large)
 ``tau_+ < tau_c`` and Result 2's boundary is the right one; above it the band
 ``tau_c < tau < tau_+`` overthinks although the paper's Lambda is below 1, and Result 2's floor
-formula is negative or infinite there.  :func:`regime` decides by ``tau_stable``.
+formula is negative or infinite there.  On the boundary itself the leading rate is 1 and the
+power decides: -1/2 at ``tau_c`` and, for alpha >= 1, at ``tau_+`` (E_t approaches its limit
+as a power of t), but +1 at ``tau_+`` for alpha < 1, where a double pole makes E_t grow
+linearly (:data:`cotbook.theory.asymptotics.DOUBLE_POLE`).  :func:`regime` decides by this,
+the leading term of :func:`asymptotic_law`, at any noise.
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ from scipy import integrate
 
 from .._checks import nonneg_int, positive
 from . import closed_form, domain, result1
-from .asymptotics import AsymptoticLaw, asymptotic_law
+from .asymptotics import CRITICAL_RTOL as _BOUNDARY_RTOL
+from .asymptotics import AsymptoticLaw, asymptotic_law, on_double_pole
 
 __all__ = [
     "tau_c",
@@ -58,11 +63,17 @@ __all__ = [
     "AsymptoticLaw",
     "asymptotic_law",
     "pole_crossover",
+    "MinimumNotReached",
 ]
 
-#: Relative distance to ``tau_c`` that :func:`regime` still calls "critical".
-CRITICAL_RTOL = 1e-9
+#: Relative distance to ``tau_stable`` that :func:`regime` still calls the boundary (that of
+#: :func:`cotbook.theory.asymptotics.on_double_pole` too).
+CRITICAL_RTOL = _BOUNDARY_RTOL
 REGIMES = ("overthinking", "critical", "exponential", "saturation")
+
+
+class MinimumNotReached(ValueError):
+    """:func:`optimal_depth` found no certified global minimum up to its ``t_max``."""
 
 
 def _ps(alpha, sigma2):
@@ -262,29 +273,37 @@ def rates(alpha, tau, sigma2):
 
 def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     """Regime of Result 2 / Fig. 1A: "overthinking", "critical", "exponential" or "saturation",
-    decided by where E_t stays bounded (:func:`tau_stable`), not by ``tau_c`` alone.
+    decided by the term that leads E_t - E_inf as t -> infinity (:func:`asymptotic_law`), at
+    any noise:
 
-    "critical" when ``|tau - tau_stable| <= rtol * tau_stable`` (default rtol = 1e-9: tau is a
-    float, so an exact equality test would almost never fire); below: "overthinking" (E_t grows
-    without bound: the leading rate of :func:`asymptotic_law` exceeds 1); above: "saturation"
-    for alpha < 1 (E_inf > 0), "exponential" for alpha >= 1 (alpha = 1: E_inf = (1-alpha)... =
-    0).  ``tau_stable = tau_c`` below :func:`noise_threshold`, as Result 2 states; above it the
-    band ``tau_c < tau < tau_+`` is overthinking although the paper's Lambda is below 1.
-    alpha < 1 at ``tau_stable`` also returns "critical" (rate 1: E_t approaches its limit
-    polynomially; the paper's polynomial regime (II) is stated for alpha > 1 only).
+    * leading rate above 1, or rate 1 with a positive power: "overthinking" (E_t grows
+      without bound);
+    * rate 1 with a negative power: "critical" (E_t approaches its limit as a power of t);
+    * rate below 1: "saturation" for alpha < 1 (E_inf > 0), "exponential" for alpha > 1.
+
+    The leading rate exceeds 1 exactly for ``tau < tau_stable`` (:func:`tau_stable`: every
+    candidate but the two saddles has rate at most 1), so the comparison with 1 is made there
+    in closed form, and ``|tau - tau_stable| <= rtol * tau_stable`` (default rtol = 1e-9: tau
+    is a float, so an exact equality test would almost never fire) counts as the boundary,
+    rate 1.  There the power is -1/2 (a saddle at rate 1) except at ``tau_+`` for alpha < 1,
+    where the double pole gives +1 (:func:`on_double_pole`: E_t ~ (1 - alpha)^2 t /
+    (alpha + 1 + sigma2)), so that point is "overthinking".  ``tau_stable = tau_c`` below
+    :func:`noise_threshold`, as Result 2 states; above it the band ``tau_c < tau < tau_+`` is
+    overthinking although the paper's Lambda is below 1.  alpha < 1 at ``tau_stable = tau_c``
+    returns "critical" (the paper's polynomial regime (II) is stated for alpha > 1 only).
     alpha = 1, sigma2 = 0: tau_c = inf, so every tau is "overthinking".
 
-    On the line alpha = 1 (``|alpha - 1| <= rtol``) every tau >= tau_stable is "critical": the
-    positive-side rate Lambda_+ = ((2 sqrt(alpha) + sigma2)/(alpha + 1 + sigma2))^2 equals 1
-    exactly there, so E_t decays only polynomially however large tau is (measured in the book's
-    Result 2 chapter: fitted rate 1, power -1/2), although the paper's Lambda is below 1.
+    On the line alpha = 1 (``|alpha - 1| <= rtol``) every tau above tau_stable is "critical":
+    the positive-side rate Lambda_+ = ((2 sqrt(alpha) + sigma2)/(alpha + 1 + sigma2))^2 equals
+    1 exactly there, so E_t decays only polynomially however large tau is (measured in the
+    book's Result 2 chapter: fitted rate 1, power -1/2), although the paper's Lambda is below 1.
 
     Parameters
     ----------
     alpha, tau, sigma2 : float
         ``alpha > 0``, ``tau > 1``, ``sigma2 >= 0``.
     rtol : float
-        Relative distance to ``tau_stable`` still called critical.
+        Relative distance to ``tau_stable`` still called the boundary.
 
     Returns
     -------
@@ -297,74 +316,97 @@ def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     ['overthinking', 'saturation', 'exponential']
     >>> regime(2.0, 1.83594, 1.0)   # tau > tau_c = 1.41, but tau < tau_+ = 2
     'overthinking'
+    >>> regime(0.5, 3.0, 1.0), regime(2.0, 2.0, 1.0)   # on tau_+: E_t ~ t/10; ~ t^-1/2
+    ('overthinking', 'critical')
     """
     alpha, s = _ps(alpha, sigma2)
     tau = domain.tau(tau)
     rtol = positive("rtol", rtol)
     ts = tau_stable(alpha, s)
-    if math.isinf(ts):
+    if math.isinf(ts) or tau < ts * (1.0 - rtol):
         return "overthinking"
-    if abs(tau - ts) <= rtol * ts:
-        return "critical"
-    if tau < ts:
-        return "overthinking"
+    if tau <= ts * (1.0 + rtol):
+        return "overthinking" if _boundary_power(alpha, tau, s) > 0 else "critical"
     if abs(alpha - 1.0) <= rtol:
         return "critical"
     return "saturation" if alpha < 1.0 else "exponential"
 
 
-def _growth_rate(alpha, tau, s):
-    """The rate of E_t in the overthinking regime: the larger saddle rate (every other
-    candidate rate of :func:`asymptotic_law` is at most 1)."""
+def _boundary_power(alpha, tau, s):
+    """The power of the law on the boundary ``tau = tau_stable`` (rate 1): +1 on the double
+    pole (alpha < 1 at tau_+), else -1/2 (a saddle at rate 1)."""
+    return 1.0 if on_double_pole(alpha, tau, s) else -0.5
+
+
+def _growth_law(alpha, tau, s):
+    """``(rate, power)`` of the term by which E_t grows in the overthinking regime: the larger
+    saddle rate with power -1/2 where it exceeds 1 (every other candidate rate of
+    :func:`asymptotic_law` is at most 1), else rate 1 with power +1 on the double pole
+    (alpha < 1 at tau_+); ``None`` where neither holds (numerically on tau_stable)."""
     r = rates(alpha, tau, s)
-    return max(r["negative"], r["positive"])
+    lam = max(r["negative"], r["positive"])
+    if lam > 1.0:
+        return lam, -0.5
+    return (1.0, 1.0) if on_double_pole(alpha, tau, s) else None
 
 
-def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
+def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8, method="auto"):
     """(t*, E_{t*}) with t* = argmin_{t >= 0} E_t (Result 3), certified global.
 
     Only defined in the overthinking regime (elsewhere E_t decreases to its infimum E_inf as
     t -> inf, or the minimum cannot be certified: ValueError).  Strategy: evaluate E_0..E_T
-    (``error_curve``, certified to ``rtol``, default 1e-8: ample to order the values, and
-    certifiable by float64 to larger depths than 1e-10) with T doubling from 64 up to
-    ``t_max``; accept the
-    argmin t* once T >= 2 t* + 32 and E_t is strictly increasing on [t*, T] with the last
-    ratio E_T/E_{T-1} within 1e-3 (relative) of the growth rate Lambda > 1 (the larger saddle
-    rate: the paper's Lambda, or Lambda_+ above :func:`noise_threshold`), so that the
-    asymptotics (E_t ~ K t^-1/2 Lambda^t, monotone for t > 1/(2 log Lambda)) guarantee no
-    later minimum.
-    Raises ValueError if not found within ``t_max``, or if E_t leaves the float64 range first.
+    (:func:`cotbook.theory.closed_form.ridgeless_curve` with ``method``, certified to
+    ``rtol``, default 1e-8: ample to order the values, and certifiable by float64 to larger
+    depths than 1e-10) with T doubling from 64 up to ``t_max``; accept the argmin t* once
+    T >= 2 t* + 32 and E_t is strictly increasing on [t*, T] with the last ratio
+    E_T/E_{T-1} within 1e-3 (relative) of the growth law's (Lambda, or T/(T - 1) for linear
+    growth), so that the asymptotics guarantee no later minimum.  The growth law is
+    E_t ~ K t^-1/2 Lambda^t with Lambda > 1 the larger saddle rate (the paper's Lambda, or
+    Lambda_+ above :func:`noise_threshold`), monotone for t > 1/(2 log Lambda), or E_t ~ K t
+    on the double pole (alpha < 1 at tau_+, :func:`regime`).
+
+    ``method="fast"`` leaves out the mpmath tier of the curve (seconds instead of minutes
+    where float64 fails early: large noise near tau_+, alpha near 1); ``"auto"`` (default)
+    keeps it.  Raises ValueError if not found within ``t_max``, or if E_t leaves the float64
+    range first (:class:`MinimumNotReached`, a ValueError, for the first), and
+    :class:`~cotbook.theory.AccuracyError` (naming the depth) where the curve cannot be
+    certified.
     """
     alpha, s = _ps(alpha, sigma2)
     tau = domain.tau(tau)
     t_max = nonneg_int("t_max", t_max)
+    if method not in ("auto", "fast"):
+        raise ValueError(f"method must be 'auto' or 'fast', got {method!r}")
     if regime(alpha, tau, s) != "overthinking":
         raise ValueError(
             "optimal_depth needs the overthinking regime (tau < tau_stable = "
             f"{tau_stable(alpha, s):.6g}); got tau={tau!r}: there E_t does not attain a "
             "certified finite-depth minimum"
         )
-    lam = _growth_rate(alpha, tau, s)
-    if lam <= 1.0:
-        raise ValueError(
-            f"tau={tau!r} is numerically too close to tau_stable (growth rate {lam!r})"
-        )
+    law = _growth_law(alpha, tau, s)
+    if law is None:
+        raise ValueError(f"tau={tau!r} is numerically too close to tau_stable (growth rate 1)")
+    lam, power = law
+    # K t^power Lambda^t increases for t > t_mono
+    t_mono = -power / math.log(lam) if power < 0 else 0.0
     T = 64
     while True:
         T = min(T, t_max)
-        E = closed_form.ridgeless_curve(alpha, tau, s, T, rtol=rtol)
+        E = closed_form.ridgeless_curve(alpha, tau, s, T, rtol=rtol, method=method)
         beyond = not np.isfinite(E[-1])  # E_t > 1.8e308 (returned as +inf) from some depth on
         if beyond:
             E = E[: int(np.argmax(~np.isfinite(E)))]
         ts = int(np.argmin(E))
         tail = E[ts:]
         last = E.size - 1
-        t_mono = 1.0 / (2.0 * math.log(lam))  # K t^-1/2 Lambda^t increases for t > t_mono
+        # the ratio of the law at T: Lambda (its t^-1/2 is within the tolerance where the test
+        # passes), or (T / (T - 1)) for the linear growth on the double pole
+        expected = (last / (last - 1)) ** power if power > 0 and last > 1 else lam
         if (
             last >= 2 * ts + 32
             and last > 2 * t_mono
             and np.all(np.diff(tail) > 0)
-            and abs(E[-1] / E[-2] / lam - 1.0) < 1e-3 * max(1.0, math.log(lam) * last)
+            and abs(E[-1] / E[-2] / expected - 1.0) < 1e-3 * max(1.0, math.log(lam) * last)
         ):
             return ts, float(E[ts])
         if beyond:
@@ -374,7 +416,7 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8):
                 "certified"
             )
         if T >= t_max:
-            raise ValueError(
+            raise MinimumNotReached(
                 f"could not certify the global minimum of E_t for t <= t_max={t_max}; "
                 "increase t_max"
             )

@@ -8,7 +8,8 @@ import pytest
 from scipy import integrate, optimize
 
 from cotbook import theory
-from cotbook.theory import phases
+from cotbook.theory import ball, phases
+from cotbook.theory.asymptotics import DOUBLE_POLE
 
 
 def _crossing_tau(alpha, s):
@@ -137,12 +138,32 @@ def test_the_reported_large_noise_points():
     assert phases.regime(0.5, 2.2, 0.5) == "overthinking"
     with pytest.raises(ValueError, match="tau=2.2 lies in"):
         phases.error_floor(0.5, 2.2, 0.5)
-    assert phases.regime(0.5, 3.0, 1.0) == "critical"
     with pytest.raises(ValueError, match="floor does not apply"):
         phases.error_floor(0.5, 3.0, 1.0)
     t_star, e_star = phases.optimal_depth(2.0, 1.83594, 1.0)
     E = theory.error_curve(2.0, 1.83594, 1.0, 40)
     assert t_star == int(np.argmin(E)) and e_star == pytest.approx(E.min(), rel=1e-8)
+
+
+@pytest.mark.parametrize("alpha, sigma2", [(0.5, 1.0), (0.5, 3.0)])
+def test_on_tau_plus_below_alpha_1_E_t_grows_linearly(alpha, sigma2):
+    """Issue 63: at tau = tau_+ = 2 + sigma2 (alpha < 1, above the noise threshold) the regime
+    was "critical" while E_t grows linearly.  The law there is the double pole, E_t ~
+    (1 - alpha)^2 t / (alpha + 1 + sigma2); the ball enclosure (independent of the law) gives
+    E_200 - E_100 and E_400 - E_200 within 15% of K times the step, the slope rising towards K
+    (E_t - K t ~ -c t^1/2), so the regime is "overthinking"."""
+    tau = 2.0 + sigma2
+    assert phases.regime(alpha, tau, sigma2) == "overthinking"
+    law = phases.asymptotic_law(alpha, tau, sigma2)
+    K = (1 - alpha) ** 2 / (alpha + 1 + sigma2)
+    assert (law.rate, law.power, law.sign, law.source) == (1.0, 1.0, 1, DOUBLE_POLE)
+    assert law.K == pytest.approx(K, rel=1e-14)
+    E = {t: float(ball.ball_error_at(alpha, tau, sigma2, t).mid) for t in (100, 200, 400)}
+    slopes = [(E[200] - E[100]) / 100, (E[400] - E[200]) / 200]
+    assert 0.85 * K < slopes[0] < slopes[1] < K
+    # just off tau_+ the regime is decided by the rate: above 1 below tau_+, below 1 above
+    assert phases.regime(alpha, tau * (1 - 1e-6), sigma2) == "overthinking"
+    assert phases.regime(alpha, tau * (1 + 1e-6), sigma2) == "saturation"
 
 
 def test_error_floor_is_the_limit():
