@@ -20,7 +20,8 @@ import numpy as np
 
 from .._checks import nonneg_int
 from .._threads import on_one_blas_thread
-from . import closed_form, domain, phases, ridge
+from . import asymptotics, closed_form, domain, phases, ridge
+from .domain import AccuracyError
 
 __all__ = [
     "OPTIMAL_T_MAX",
@@ -37,8 +38,11 @@ WIDTH = 100
 _NOTE_COLUMN = 8 + 2 + 14 + 2
 
 OPTIMAL_T_MAX = 1024
-"""Deepest depth searched for Result 3's optimal depth (under a second at any point; closer to
-``tau_c`` the optimal depth lies deeper and is reported as not found)."""
+"""Deepest depth searched for Result 3's optimal depth, by the curve without its mpmath tier
+(``phases.optimal_depth(..., method="fast")``: seconds at any point, where the mpmath tier can
+take minutes).  Closer to ``tau_c`` the optimal depth lies deeper and is reported as not
+found; where that curve cannot be certified the field is refused by name
+(:attr:`Summary.optimal_depth_note`), the rest of the summary stands."""
 
 REGIME_NOTES = {
     "overthinking": "(I) tau < tau_stable: E_t grows without bound",
@@ -47,6 +51,7 @@ REGIME_NOTES = {
     "exponential": "(IV) alpha > 1, tau > tau_stable: E_t decays exponentially to 0",
 }
 """The paper's Figure 1A name of each regime of :func:`cotbook.theory.phases.regime`."""
+_DOUBLE_POLE_NOTE = "(I) tau = tau_+, alpha < 1: E_t grows linearly, without bound"
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,9 @@ class Summary:
     The Result 2-3 fields are ``None`` where they are not defined: all of them when
     ``lam > 0`` (the paper states them for ``lam = 0``), ``error_floor`` in the overthinking
     regime (E_t has no finite limit) and where Result 2's floor does not apply,
-    ``optimal_depth`` outside it or when its minimum lies deeper than :data:`OPTIMAL_T_MAX`.
+    ``optimal_depth`` outside it or where it is not certified (``optimal_depth_note`` says
+    why).  ``str()`` and :meth:`to_dict` carry the same words: each row's note is in the
+    JSON's ``notes``.
     """
 
     alpha: float
@@ -83,10 +90,23 @@ class Summary:
     ``(rate, power, source)`` (:func:`cotbook.theory.asymptotics.asymptotic_law`)."""
     optimal_depth: tuple | None
     """``(t*, E_t*)`` of Result 3 (:func:`cotbook.theory.phases.optimal_depth`)."""
+    optimal_depth_note: str | None = None
+    """Why ``optimal_depth`` is ``None`` in the overthinking regime, where Result 3 defines it:
+    not found up to :data:`OPTIMAL_T_MAX`, or the depth whose ``E_t`` the search needs and
+    could not certify."""
+
+    @property
+    def decay_rate_leads(self) -> bool | None:
+        """Whether Result 2's ``Lambda`` is the rate that leads ``E_t - E_inf`` here (the
+        negative saddle's); ``None`` where the leading term is not known."""
+        if self.leading_law is None:
+            return None
+        return "negative saddle" in self.leading_law[2]
 
     def to_dict(self) -> dict:
         """JSON-ready: plain numbers, and ``"inf"`` for an infinite one (``tau_c`` at
-        ``alpha = 1, sigma2 = 0``; ``E_t`` beyond the float64 range)."""
+        ``alpha = 1, sigma2 = 0``); ``notes`` holds each row's note of ``str()``, and
+        ``decay_rate_leads`` whether ``decay_rate`` is the rate that leads."""
         law, best = self.leading_law, self.optimal_depth
         return {
             "parameters": {
@@ -102,9 +122,12 @@ class Summary:
             "tau_stable": _json_number(self.tau_stable),
             "regime": self.regime,
             "decay_rate": self.decay_rate,
+            "decay_rate_leads": self.decay_rate_leads,
             "error_floor": self.error_floor,
             "leading_law": law and dict(zip(("rate", "power", "source"), law, strict=True)),
             "optimal_depth": best and {"t": best[0], "E_t": best[1]},
+            "optimal_depth_note": self.optimal_depth_note,
+            "notes": {key: note for key, _, note in self._rows()},
         }
 
     def to_csv(self) -> str:
@@ -128,8 +151,19 @@ class Summary:
             lines += [f"{t:>8}  {_resolved(e, self.E_error[t])}" for t, e in self.E.items()]
             lines.append("Each E_t to the digits its certified bound resolves; < b: below b.")
         if self.regime is None:
-            lines.append("Results 2 and 3 (tau_c, regime, Lambda, E_inf, t*) are for lam = 0 only.")
+            lines.append(_RIDGE_NOTE)
             return "\n".join(lines)
+        for key, value, note in self._rows():
+            first, *rest = textwrap.wrap(note, WIDTH - _NOTE_COLUMN)
+            lines.append(f"{key:<8}  {value:<14}  {first}")
+            lines += [" " * _NOTE_COLUMN + more for more in rest]
+        return "\n".join(lines)
+
+    def _rows(self) -> list:
+        """``(key, value, note)`` of each Result 2-3 row ``str()`` prints (none when
+        ``lam > 0``)."""
+        if self.regime is None:
+            return []
         rows = [("tau_c", f"{self.tau_c:.8g}", "Result 2's critical task diversity")]
         if self.tau_stable != self.tau_c:
             rows.append(
@@ -140,18 +174,16 @@ class Summary:
                     "exceeds 1 (sigma2 above the noise threshold of this alpha)",
                 )
             )
-        rows += [
-            ("regime", self.regime, REGIME_NOTES[self.regime]),
+        return rows + [
+            _regime_row(self.regime, self.leading_law),
             _rate_row(self.decay_rate, self.leading_law),
             _floor_row(self.error_floor, self.regime),
             _law_row(self.leading_law),
-            _optimal_row(self.optimal_depth, self.regime),
+            _optimal_row(self.optimal_depth, self.optimal_depth_note),
         ]
-        for key, value, note in rows:
-            first, *rest = textwrap.wrap(note, WIDTH - _NOTE_COLUMN)
-            lines.append(f"{key:<8}  {value:<14}  {first}")
-            lines += [" " * _NOTE_COLUMN + more for more in rest]
-        return "\n".join(lines)
+
+
+_RIDGE_NOTE = "Results 2 and 3 (tau_c, regime, Lambda, E_inf, t*) are for lam = 0 only."
 
 
 def _resolved(value, error) -> str:
@@ -168,6 +200,11 @@ def _resolved(value, error) -> str:
 
 def _json_number(x):
     return x if x is None or math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def _regime_row(regime, law):
+    on_double_pole = law is not None and law[2] == asymptotics.DOUBLE_POLE
+    return ("regime", regime, _DOUBLE_POLE_NOTE if on_double_pole else REGIME_NOTES[regime])
 
 
 def _rate_row(rate, law):
@@ -189,15 +226,20 @@ def _law_row(law):
     if law is None:
         return ("leading", "-", "the leading term of E_t - E_inf could not be resolved here")
     rate, power, source = law
-    return ("leading", f"{rate:.8g}", f"E_t - E_inf ~ K t^{power:g} rate^t: {source}")
+    lhs = "E_t" if source == asymptotics.DOUBLE_POLE else "E_t - E_inf"  # no E_inf there
+    return ("leading", f"{rate:.8g}", f"{lhs} ~ K t^{power:g} rate^t: {source}")
 
 
-def _optimal_row(best, regime):
+def _optimal_row(best, refused):
     if best is not None:
         return ("t*", str(best[0]), f"Result 3's optimal depth, E_t* = {best[1]:.10g}")
-    if regime == "overthinking":
-        return ("t*", f"> {OPTIMAL_T_MAX}", "Result 3's optimal depth: not found up to here")
-    return ("t*", "-", "Result 3's optimal depth is defined in the overthinking regime only")
+    if refused is None:
+        return ("t*", "-", "Result 3's optimal depth is defined in the overthinking regime only")
+    shown = f"> {OPTIMAL_T_MAX}" if refused == _NOT_FOUND else "-"
+    return ("t*", shown, f"Result 3's optimal depth: {refused}")
+
+
+_NOT_FOUND = "not found up to here"
 
 
 def _depths(t, lam):
@@ -222,10 +264,31 @@ def _depths(t, lam):
 def _errors(alpha, tau, sigma2, depths, lam):
     """``E_t`` at ``depths`` and, where ``lam > 0``, the bounds on them (else ``None``)."""
     if lam == 0:
-        return closed_form.errors_at(alpha, tau, sigma2, depths), None
+        values = closed_form.errors_at(alpha, tau, sigma2, depths)
+        _in_range(alpha, tau, sigma2, depths, values)
+        return values, None
     # what cotbook.theory.error_curve returns for lam > 0 (its default accuracy, LAM_RTOL)
     curve = ridge.ridge_curve(alpha, tau, sigma2, depths[-1], lam=lam)
     return curve.E[depths], curve.error[depths]
+
+
+def _in_range(alpha, tau, sigma2, depths, values):
+    """Refuse (:class:`AccuracyError`, naming the depth) a ``lam = 0`` value that left the
+    float64 range: ``errors_at`` returns ``+inf`` beyond 1.8e308 and certifies values below
+    ``TINY = 1e-300`` to an absolute ``rtol * TINY`` only (0.0 once they underflow), so
+    neither is a number this summary can print."""
+    for t, e in zip(depths, values, strict=True):
+        where = f"E_{t} at (alpha={alpha:g}, tau={tau:g}, sigma2={sigma2:g})"
+        if e == math.inf:
+            raise AccuracyError(
+                f"{where} exceeds the float64 range (1.8e308): E_t grows without bound here; "
+                "ask for shallower depths"
+            )
+        if e < closed_form.TINY:
+            raise AccuracyError(
+                f"{where} lies below {closed_form.TINY:g}, where float64 neither holds it nor "
+                "certifies its digits (E_t decays to 0 here); ask for shallower depths"
+            )
 
 
 class PhasePoint(NamedTuple):
@@ -272,16 +335,21 @@ def phase_point(alpha, tau, sigma2) -> PhasePoint:
 
 
 def _phase_fields(alpha, tau, sigma2):
-    """Results 2-3 at a ridgeless point: :func:`phase_point`'s fields, then t*."""
+    """Results 2-3 at a ridgeless point: :func:`phase_point`'s fields, then t* and, where the
+    overthinking regime defines it but it is not given, why."""
     point = phase_point(alpha, tau, sigma2)
-    best = None
-    if point.regime == "overthinking":
-        try:
-            t_star, e_star = phases.optimal_depth(alpha, tau, sigma2, t_max=OPTIMAL_T_MAX)
-            best = (int(t_star), float(e_star))
-        except ValueError:  # the minimum lies deeper than OPTIMAL_T_MAX (or too close to tau_c)
-            best = None
-    return (*point, best)
+    if point.regime != "overthinking":
+        return (*point, None, None)
+    try:
+        t_star, e_star = phases.optimal_depth(
+            alpha, tau, sigma2, t_max=OPTIMAL_T_MAX, method="fast"
+        )
+    except phases.MinimumNotReached:
+        return (*point, None, _NOT_FOUND)
+    except (ValueError, ArithmeticError) as err:  # the curve it needs is not certified
+        needs = f"the search needs E_t at every depth up to {OPTIMAL_T_MAX}"
+        return (*point, None, f"not certified: {needs}, and {err}")
+    return (*point, (int(t_star), float(e_star)), None)
 
 
 @on_one_blas_thread
@@ -293,10 +361,14 @@ def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
     :func:`cotbook.theory.error_curve` (``lam > 0``, the closed system of Appendix C.9,
     certified to :data:`~cotbook.theory.LAM_RTOL` relative plus 1e-12, depths up to
     :data:`~cotbook.theory.ridge.RIDGE_T_MAX`; a depth whose small value cannot be
-    certified raises :class:`~cotbook.theory.AccuracyError`).  At ``lam = 0`` it adds
-    ``tau_c``, the regime, ``Lambda`` and ``E_inf`` (Result 2, :mod:`cotbook.theory.phases`), the
-    leading term of ``E_t - E_inf`` (:mod:`cotbook.theory.asymptotics`) and, in the overthinking
-    regime, the optimal depth (Result 3), searched up to :data:`OPTIMAL_T_MAX`.
+    certified raises :class:`~cotbook.theory.AccuracyError`, naming it; so does a ``lam = 0``
+    value beyond the float64 range or below 1e-300, where its digits are not certified).  At
+    ``lam = 0`` it adds ``tau_c``, the regime, ``Lambda`` and ``E_inf`` (Result 2,
+    :mod:`cotbook.theory.phases`), the leading term of ``E_t - E_inf``
+    (:mod:`cotbook.theory.asymptotics`) and, in the overthinking regime, the optimal depth
+    (Result 3), searched up to :data:`OPTIMAL_T_MAX` in seconds at any point (issue 63: it took
+    minutes near tau_+); where its search cannot certify the curve it needs, that field alone
+    is refused (``optimal_depth_note``).
 
     Parameters
     ----------
@@ -315,8 +387,8 @@ def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
     -------
     Summary
         ``E`` (``{t: E_t}``), ``tau_c``, ``regime``, ``decay_rate``, ``error_floor``,
-        ``leading_law``, ``optimal_depth``; ``str()`` of it is what
-        ``python -m cotbook theory`` prints.
+        ``leading_law``, ``optimal_depth``, ``optimal_depth_note``; ``str()`` of it is what
+        ``python -m cotbook theory`` prints, :meth:`Summary.to_dict` what ``--json`` does.
 
     Examples
     --------
@@ -329,8 +401,9 @@ def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
     >>> summary(2.0, 3.0, 0.01, 10, lam=0.1).regime is None
     True
     """
-    lam = domain.lam(lam)
-    alpha, sigma2 = domain.alpha(alpha), domain.sigma2(sigma2)
+    # + 0.0: -0.0 passes ">= 0" and would print as "sigma2 = -0"
+    lam = domain.lam(lam) + 0.0
+    alpha, sigma2 = domain.alpha(alpha), domain.sigma2(sigma2) + 0.0
     try:
         tau = domain.tau(tau, ridge=lam > 0)
     except ValueError as err:
@@ -339,7 +412,7 @@ def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
         raise ValueError(f"{err} (lam = 0 needs tau > 1; with lam > 0, tau > 0 will do)") from None
     depths = _depths(t, lam)
     values, errors = _errors(alpha, tau, sigma2, depths, lam)
-    fields = _phase_fields(alpha, tau, sigma2) if lam == 0 else (None,) * 7
+    fields = _phase_fields(alpha, tau, sigma2) if lam == 0 else (None,) * 8
     E = {t: float(e) for t, e in zip(depths, values, strict=True)}
     if errors is not None:
         errors = {t: float(b) for t, b in zip(depths, errors, strict=True)}

@@ -1,4 +1,5 @@
 import json
+import math
 import re
 
 import numpy as np
@@ -44,9 +45,10 @@ def test_chapters_command_writes_copies(tiny_book, capsys):
 def test_chapters_command_enforces_budget(tiny_book, capsys):
     assert cli.main(["chapters", "--root", str(tiny_book), "--budget", "1e-9", "two"]) == 1
     assert "over the 0 s budget: two" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        cli.main(["chapters", "--root", str(tiny_book), "--budget", "-5"])
-    assert "must be a number > 0" in capsys.readouterr().err
+    for bad in ("-5", "inf", "nan", "soon"):  # a budget no chapter can exceed is no budget
+        with pytest.raises(SystemExit):
+            cli.main(["chapters", "--root", str(tiny_book), "--budget", bad])
+        assert f"must be a finite number > 0, got {bad!r}" in capsys.readouterr().err
 
 
 def test_chapters_command_rejects_unknown_names(tiny_book):
@@ -324,6 +326,50 @@ def test_theory_command_with_ridge(capsys):
     E = theory.error_curve(2.0, 3.0, 0.01, 3, lam=0.1)
     assert got["E_t"] == [E[1], E[3]] and got["parameters"]["lam"] == 0.1
     assert got["tau_c"] is None and got["regime"] is None
+
+
+@pytest.mark.parametrize("point", THEORY_POINTS + [("2", "1.83594", "1"), ("0.5", "3", "1")])
+def test_theory_json_says_what_the_text_says(point, capsys):
+    """Issue 63: at (2, 1.83594, 1), above the noise threshold, E_t grows while Result 2's
+    Lambda = 0.25 < 1; the text said Lambda is not the rate that leads, the JSON did not.  Now
+    every note of the text is in the JSON's ``notes``, and ``decay_rate_leads`` says it."""
+    got = _theory_json(capsys, point, ["1", "10"])
+    assert cli.main(_theory_args(point, ["1", "10"])) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert set(got["notes"]) >= {"tau_c", "regime", "Lambda", "E_inf", "leading", "t*"}
+    for note in got["notes"].values():
+        assert " ".join(note.split()) in text
+    leads = "negative saddle" in got["leading_law"]["source"]
+    assert got["decay_rate_leads"] is leads
+    assert ("not the rate that leads here" in got["notes"]["Lambda"]) is not leads
+    if point == ("2", "1.83594", "1"):
+        assert got["regime"] == "overthinking" and got["decay_rate"] < 1 and not leads
+
+
+def test_theory_command_prints_minus_zero_as_zero(capsys):
+    got = _theory_json(capsys, ("2", "3", "-0.0"), ["1"], "--lam", "-0.0")
+    assert math.copysign(1.0, got["parameters"]["sigma2"]) == 1.0
+    assert math.copysign(1.0, got["parameters"]["lam"]) == 1.0
+    assert cli.main(_theory_args(("2", "3", "-0.0"), ["1"])) == 0
+    assert "sigma2 = 0, lam = 0" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "point, depth, words",
+    [
+        (("2", "3", "0.01"), "30000", "exceeds the float64 range"),
+        (("2", "3", "0.01"), "100000", "neither the contours nor the streamed forms"),
+        (("4", "5", "0.1"), "50000", "lies below 1e-300"),
+        (("4", "5", "0.1"), "99999", "neither the contours nor the streamed forms"),
+    ],
+)
+def test_theory_command_refuses_values_beyond_float64(point, depth, words, capsys):
+    """Issue 63: E_30000 at (2, 3, 0.01) printed "inf" and E_50000 at (4, 5, 0.1) "0.0" while
+    E_100000 and E_99999 were refused.  A value outside the float64 range is refused too, by
+    its depth, so no call prints inf or 0.0."""
+    with pytest.raises(SystemExit, match=f"E_{depth} at .*{words}"):
+        cli.main(_theory_args(point, ["1", depth]))
+    assert capsys.readouterr().out == ""
 
 
 def test_theory_command_csv(capsys):
