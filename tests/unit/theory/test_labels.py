@@ -1,0 +1,245 @@
+"""Issue 63, item 1: the regime, floor and rate that ``theory`` prints never contradict the
+certified curve, at 500 random points with sigma2 up to 10 and on the boundaries.
+
+The labels (:func:`cotbook.theory.overview.phase_point`, what ``summary`` and the command
+print): the regime (:func:`cotbook.theory.phases.regime`, decided by the term that leads
+E_t - E_inf, :func:`cotbook.theory.asymptotics.asymptotic_law`), the floor E_inf (Result 2's,
+``None`` where E_t has no limit), the leading law ``K t^power rate^t`` and whether Result 2's
+Lambda is its rate (``decay_rate_leads``).
+
+What contradicts the curve, with thresholds from the theory's own scales.  Between two depths
+t1 < t2 the law predicts log|E_t - E_inf| to change by ``Delta = (t2 - t1) log(rate) + power
+log(t2 / t1)``; the pair is *decisive* where ``|Delta| >= DELTA_MIN = log 2`` (the law predicts
+at least a doubling or a halving; the slowest approach it allows, t^-1/2 on a boundary, gives
+|Delta| = 1.15 per decade, so every boundary pair of decades is decisive).  The law leads from
+its own depth scale ``t_scale`` on; before it only its direction is claimed.  With
+``theta = THETA = 1/4`` where ``t1 >= t_scale`` and ``theta = 0`` before, on a decisive pair:
+
+* a growing label ("overthinking") is contradicted if log(E_t2 / E_t1) < theta Delta
+  (the curve grows by less than a quarter of the law's log-growth; before t_scale, it
+  decays);
+* a converging label ("critical", "saturation", "exponential") with floor F (0 for
+  "exponential") is contradicted if |E_t2 - F| > max(e^(theta Delta) |E_t1 - F|, ETA F):
+  the distance to the floor does not shrink by a quarter of the law's log-factor (before
+  t_scale: grows) and is not within ETA = 1e-6 of it (100 times the relative accuracy the
+  values are certified to).  A floor off by more than ETA is caught there: the distance stops
+  shrinking.
+
+Where the law leads, the curve's log-change is 0.52 of the law's at one point of the 500
+((1.09, 13.1, 0.0033) between t = 100 and 1000) and above 0.94 at every other: THETA = 1/4
+leaves room on both sides.
+
+``decay_rate_leads`` is contradicted if it is true and Lambda is not the law's rate, or if
+Lambda > 1 disagrees with a growing label.  The test shows the verdicts survive other
+thresholds (THETA 1/8 and 1/2, DELTA_MIN log 10, ETA 1e-7 and 1e-5) and that they have
+teeth: a floor moved by 1e-4, or a wrong regime, is contradicted at most points.
+"""
+
+import math
+from decimal import Decimal
+from typing import NamedTuple
+
+import pytest
+import theory_points
+
+from cotbook.theory import ball, closed_form, contour, overview, phases
+
+DEPTHS = (100, 1000, 10_000)
+RTOL = 1e-8  # accuracy of the curve's values
+DELTA_MIN = math.log(2.0)
+THETA = 0.25
+ETA = 100 * RTOL
+BALL_T_MAX = 1000  # the ball reference costs about a second there, half a minute at 10^4
+N_POINTS = 500
+GROWING = {"overthinking"}
+
+
+class Measured(NamedTuple):
+    point: tuple
+    label: overview.PhasePoint
+    law: phases.AsymptoticLaw
+    log_E: dict
+    """``{t: log E_t}`` at the depths some evaluation certifies."""
+    sources: dict
+    """``{t: "contours" | "engine" | "ball" | "skipped"}``."""
+
+
+def _log_values(alpha, tau, sigma2, depths=DEPTHS):
+    """log E_t by the contours (certified to RTOL, any size), else the engine
+    (:func:`cotbook.theory.closed_form.error_at`, float64), else the ball enclosure for
+    t <= BALL_T_MAX; other depths are skipped."""
+    got = contour.deep_errors(alpha, tau, sigma2, depths, RTOL)
+    values, sources = {}, {}
+    for t in depths:
+        if t in got:
+            values[t] = math.log(got[t].mantissa) + got[t].log_scale
+            sources[t] = "contours"
+            continue
+        try:
+            e = closed_form.error_at(alpha, tau, sigma2, t, rtol=RTOL)
+        except ArithmeticError:
+            e = math.nan
+        if closed_form.TINY < e < math.inf:
+            values[t], sources[t] = math.log(e), "engine"
+        elif t <= BALL_T_MAX:
+            enclosure = ball.ball_error_at(alpha, tau, sigma2, t)
+            assert enclosure.relative() < RTOL
+            values[t], sources[t] = float(Decimal(enclosure.mid).ln()), "ball"
+        else:
+            sources[t] = "skipped"
+    return values, sources
+
+
+def measure(alpha, tau, sigma2, depths=DEPTHS) -> Measured:
+    label = overview.phase_point(alpha, tau, sigma2)
+    law = phases.asymptotic_law(alpha, tau, sigma2)
+    return Measured((alpha, tau, sigma2), label, law, *_log_values(alpha, tau, sigma2, depths))
+
+
+def _log_distance(log_e, floor):
+    """log |E_t - floor| (``-inf`` where they are equal in float64)."""
+    if not floor:
+        return log_e
+    gap = abs(math.exp(log_e) - floor)
+    return math.log(gap) if gap > 0 else -math.inf
+
+
+def contradictions(m: Measured, *, theta=THETA, delta_min=DELTA_MIN, eta=ETA, regime=None):
+    """The labels of ``m`` the curve contradicts (module docstring), as strings, and the number
+    of decisive pairs of depths.  ``regime`` overrides the label (to show the rule's teeth)."""
+    regime = m.label.regime if regime is None else regime
+    floor = m.label.error_floor
+    out, decisive = [], 0
+    leads = "negative saddle" in m.law.source
+    if leads and m.label.decay_rate != pytest.approx(m.law.rate, rel=1e-12):
+        out.append(f"Lambda = {m.label.decay_rate} said to lead, the law's rate is {m.law.rate}")
+    if leads and (m.label.decay_rate > 1.0) != (regime in GROWING):
+        out.append(f"Lambda = {m.label.decay_rate} leads but the regime is {regime}")
+    ts = sorted(m.log_E)
+    for t1, t2 in zip(ts, ts[1:], strict=False):
+        delta = (t2 - t1) * math.log(m.law.rate) + m.law.power * math.log(t2 / t1)
+        if abs(delta) < delta_min:
+            continue
+        decisive += 1
+        claimed = theta * delta if t1 >= m.law.t_scale else 0.0
+        if regime in GROWING:
+            grown = m.log_E[t2] - m.log_E[t1]
+            if grown < claimed:
+                out.append(f"{regime}: log(E_{t2}/E_{t1}) = {grown:.4g}, the law {delta:.4g}")
+            continue
+        f = floor or 0.0
+        d1, d2 = _log_distance(m.log_E[t1], f), _log_distance(m.log_E[t2], f)
+        if d2 > max(d1 + claimed, math.log(eta * f) if f else -math.inf):
+            out.append(
+                f"{regime}, floor {f:.10g}: log|E - F| from {d1:.4g} (t = {t1}) to {d2:.4g} "
+                f"(t = {t2}), the law {delta:.4g}"
+            )
+    return out, decisive
+
+
+def _random_points(n):
+    """alpha log-uniform in [0.1, 10], sigma2 up to 10, tau on both sides of the boundary
+    (:func:`theory_points.random_points`), seed 63."""
+    return theory_points.random_points(n, 63)[0]
+
+
+@pytest.fixture(scope="module")
+def random_points():
+    return [measure(*p) for p in _random_points(N_POINTS)]
+
+
+@pytest.mark.slow
+def test_no_label_contradicts_the_curve_at_500_random_points(random_points):
+    skipped = sum(s == "skipped" for m in random_points for s in m.sources.values())
+    ball_used = sum(s == "ball" for m in random_points for s in m.sources.values())
+    regimes = {r: sum(m.label.regime == r for m in random_points) for r in phases.REGIMES}
+    found, decisive = [], 0
+    for m in random_points:
+        bad, k = contradictions(m)
+        found += [f"{m.point}: {b}" for b in bad]
+        decisive += k
+    report = (
+        f"{len(random_points)} points {regimes}, {decisive} decisive pairs of depths, "
+        f"{ball_used} values from the ball reference, {skipped} depths skipped"
+    )
+    assert not found, report + "\n" + "\n".join(found[:20])
+    # the rule decided nearly everywhere, with every regime but the boundary's represented
+    assert decisive >= 1.8 * N_POINTS, report
+    assert min(regimes[r] for r in ("overthinking", "saturation", "exponential")) >= 50, report
+    assert skipped <= 0.02 * 3 * N_POINTS, report
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "theta, delta_min, eta",
+    [(0.125, DELTA_MIN, ETA), (0.5, DELTA_MIN, ETA), (THETA, math.log(10.0), ETA)]
+    + [(THETA, DELTA_MIN, 1e-7), (THETA, DELTA_MIN, 1e-5)],
+)
+def test_the_verdicts_survive_other_thresholds(random_points, theta, delta_min, eta):
+    for m in random_points:
+        assert contradictions(m, theta=theta, delta_min=delta_min, eta=eta)[0] == [], m.point
+
+
+WRONG = {"overthinking": "exponential", "exponential": "overthinking", "saturation": "exponential"}
+
+
+def _wrong(m: Measured) -> Measured:
+    """``m`` with the regime it is not: growth and decay to 0 swapped, a floor dropped."""
+    floor = None if m.label.regime == "saturation" else m.label.error_floor
+    return m._replace(label=m.label._replace(regime=WRONG[m.label.regime], error_floor=floor))
+
+
+@pytest.mark.slow
+def test_the_rule_catches_a_wrong_label(random_points):
+    """The rule has teeth: a floor moved by 1e-4 (relative) is contradicted at 4 saturation
+    points out of 5 at least (the others approach their floor so slowly, t_scale > 1000, that
+    only E_t beyond 10^4 would tell), and a wrong regime at 19 points out of 20."""
+    saturated = [m for m in random_points if m.label.regime == "saturation"]
+    moved = [
+        m._replace(label=m.label._replace(error_floor=m.label.error_floor * (1 + 1e-4)))
+        for m in saturated
+    ]
+    assert sum(bool(contradictions(m)[0]) for m in moved) >= 0.8 * len(saturated)
+    wrong = sum(bool(contradictions(_wrong(m))[0]) for m in random_points)
+    assert wrong >= 0.95 * len(random_points)
+
+
+BOUNDARY = [
+    (2.0, phases.tau_c(2.0, 0.01), 0.01, "critical"),  # Result 2's (II)
+    (0.5, phases.tau_c(0.5, 0.01), 0.01, "critical"),  # alpha < 1 on tau_c: to the floor
+    (2.0, 2.0, 1.0, "critical"),  # tau_+ > tau_c, alpha > 1: a saddle at rate 1
+    (0.5, 3.0, 1.0, "overthinking"),  # tau_+ > tau_c, alpha < 1: the double pole, E_t ~ t/10
+    (0.5, 5.0, 3.0, "overthinking"),
+]
+
+
+def _verdict(law: phases.AsymptoticLaw, alpha) -> str:
+    """The regime the leading term says: growth (rate above 1, or rate 1 with a positive
+    power), a power of t (rate 1, negative power), or a rate below 1 to the floor."""
+    on_one = abs(law.rate - 1.0) <= 1e-12
+    if (law.rate > 1.0 and not on_one) or (on_one and law.power > 0):
+        return "overthinking"
+    if on_one:
+        return "critical"
+    return "saturation" if alpha < 1.0 else "exponential"
+
+
+def test_the_regime_is_the_leading_terms_verdict():
+    """phases.regime decides in closed form (tau against tau_stable, the power on the
+    boundary); the law, computed from every candidate term, gives the same verdict at every
+    random point, on the boundaries and on the line alpha = 1."""
+    points = _random_points(N_POINTS) + [p[:3] for p in BOUNDARY] + [(1.0, 10.0, 0.01)]
+    for p in points:
+        assert phases.regime(*p) == _verdict(phases.asymptotic_law(*p), p[0]), p
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha, tau, sigma2, regime", BOUNDARY)
+def test_no_label_contradicts_the_curve_on_the_boundaries(alpha, tau, sigma2, regime):
+    """On the boundaries, where the leading rate is 1 and the power decides; the points of
+    the issue ((0.5, 3, 1), (0.5, 5, 3): "critical" beside E_t growing linearly) included.
+    At tau = tau_+ the contours do not apply (two poles meet): the ball enclosure gives E_t."""
+    m = measure(alpha, tau, sigma2, (100, 1000))
+    assert m.label.regime == regime
+    bad, decisive = contradictions(m)
+    assert not bad and decisive == 1, (m.log_E, m.law)
