@@ -519,6 +519,17 @@ RERUNS_DUE = {
     "theory_explorer": "3 min on a quiet machine; its data do not depend on the changed words",
     "theory_benchmark": "a timing benchmark that needs a quiet machine (17 s)",
     "attention_benchmark": "a timing benchmark that needs a quiet machine (4 min)",
+    # issue 63 changed the theory engine in their closure (contour, closed_form, phases,
+    # asymptotics): the contours' torus as matrix products moves values by ~1e-14 relative
+    "stopping_maps": "1 min; rerun with issue 63 item 3 (stopping.saturation_optimum), whose "
+    "Beyond chapter reads it",
+    "ridge_depths": "3 min",
+    "attention_structure": "6 min",
+    "theory_accuracy": "4 min",
+    "theory_vs_simulation": "70 min",
+    "theory_vs_simulation_precision": "2 h",
+    "attention_softmax": "3.3 h",
+    "attention_instability": "5.8 h",
 }
 
 
