@@ -302,7 +302,8 @@ def errors_at(alpha, tau, sigma2, depths, *, rtol=RTOL_DEFAULT):
     """E_t of Result 1 (lambda = 0) at several single depths, certified like :func:`error_at`.
 
     The contour tier evaluates all depths together (one torus per octave of depths); the
-    depths it cannot certify go through :func:`error_at`.  Cheaper than the curve when the
+    depths it cannot certify go through the tiers of :func:`error_at`, those that reach its
+    mpmath tier in one run of it.  Cheaper than the curve when the
     depths are few and deep (sampling a curve to t = 5000, say).
 
     Parameters
@@ -334,9 +335,17 @@ def errors_at(alpha, tau, sigma2, depths, *, rtol=RTOL_DEFAULT):
     deep = sorted({t for t in ts if t >= _CONTOUR_FIRST})
     got = _contour_tier(np.array([alpha]), np.array([tau]), sigma2, deep, rtol) if deep else {}
     values = {t: got[0, t] for t in deep if (0, t) in got}
-    return np.array(
-        [values[t] if t in values else error_at(alpha, tau, sigma2, t, rtol=rtol) for t in ts]
-    )
+    left, cond = [], []
+    for t in sorted(set(ts) - set(values)):
+        E, c = _fast_tiers(np.array([alpha]), np.array([tau]), sigma2, t, rtol)
+        if np.isnan(E[0]):
+            left.append(t)
+            cond.append(c[0])
+        else:
+            values[t] = float(E[0])
+    if left:  # one mpmath run for them all: a few seconds, not a few seconds each
+        values.update(_last_tier(alpha, tau, sigma2, left, np.array(cond), rtol))
+    return np.array([values[t] for t in ts])
 
 
 def _from_contour(value: contour.DeepValue) -> float:
@@ -358,10 +367,20 @@ def _contour_tier(al, ta, sigma2, depths, rtol):
 
 
 def _single_depths(al, ta, sigma2, t, rtol):
-    """E_t at the points (al[i], ta[i]): the streamed form in float64, then in extended
-    precision (vectorised, cheap at shallow depths), the contours, the quadratic form in mpmath
-    at depth ``t`` (up to :data:`MP_T_MAX`), in that order; from depth 200 on the contours come
-    first, and the streamed forms stop at :data:`STREAM_T_MAX`."""
+    """E_t at the points (al[i], ta[i]): :func:`_fast_tiers`, then the quadratic form in
+    mpmath at depth ``t`` where they fail (:func:`_last_tier`)."""
+    E, cond = _fast_tiers(al, ta, sigma2, t, rtol)
+    for i in np.nonzero(np.isnan(E))[0]:
+        E[i] = _last_tier(float(al[i]), float(ta[i]), sigma2, [t], cond[i : i + 1], rtol)[t]
+    return E
+
+
+def _fast_tiers(al, ta, sigma2, t, rtol):
+    """E_t at the points (al[i], ta[i]) by the streamed form in float64, then in extended
+    precision (vectorised, cheap at shallow depths), then the contours; from depth 200 on the
+    contours come first, and the streamed forms stop at :data:`STREAM_T_MAX`.  Returns E
+    (NaN where none certifies) and the float64 form's condition (bound / |E_t| / unit
+    roundoff; inf where unknown), which sets the digits of :func:`_last_tier`."""
     E = np.full(al.size, np.nan)
     cond = np.full(al.size, np.inf)  # the float64 form's condition, for the mpmath tier
     todo = np.arange(al.size)
@@ -390,15 +409,21 @@ def _single_depths(al, ta, sigma2, t, rtol):
         todo = todo[~ok]
     if todo.size and t < _CONTOUR_FIRST:
         contours()
-    for i in todo:
-        if t > MP_T_MAX:  # the curve would retry the same tiers at every depth up to t
-            raise AccuracyError(
-                f"E_{t} at {_point(al[i], ta[i], sigma2)}: neither the contours nor the streamed "
-                f"forms reach rtol={rtol:g}, and the mpmath tier stops at t = {MP_T_MAX}"
-            )
-        E[i] = _mp_tier(float(al[i]), float(ta[i]), sigma2, [t], cond[i : i + 1], rtol)[t]
     E[E == 0.0] = 0.0  # no -0.0
-    return E
+    return E, cond
+
+
+def _last_tier(alpha, tau, sigma2, depths, cond, rtol):
+    """``{t: E_t}`` for ``depths`` the other tiers left, by :func:`_mp_tier` (all depths in
+    one run, which shares the form's coefficients); a depth beyond :data:`MP_T_MAX` is refused
+    by name (a curve would only retry the same tiers at every depth below it)."""
+    deep = [t for t in depths if t > MP_T_MAX]
+    if deep:
+        raise AccuracyError(
+            f"E_{deep[0]} at {_point(alpha, tau, sigma2)}: neither the contours nor the streamed "
+            f"forms reach rtol={rtol:g}, and the mpmath tier stops at t = {MP_T_MAX}"
+        )
+    return _mp_tier(alpha, tau, sigma2, depths, cond, rtol)
 
 
 @on_one_blas_thread
