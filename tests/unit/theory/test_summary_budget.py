@@ -5,11 +5,12 @@ The points of the issue took minutes, all of it in the search for Result 3's opt
 tier): (0.5, 2.99, 1) > 590 s, (1, 2.99, 1) > 400 s, (0.5, 4.9, 3) 40.5 s.  Times are CPU
 seconds of this process (``time.process_time``: the engine runs on one BLAS thread), which a
 loaded machine inflates far less than wall time; the budget, 10 s a call, fails on any of
-the old cases.
+the old cases, and stops them there.
 """
 
 import math
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -32,13 +33,29 @@ ISSUE_POINTS = [  # (alpha, tau, sigma2, depths, t*: None where that field is re
 ]
 
 
+class OverBudget(BaseException):  # not an Exception: no handler in the engine swallows it
+    pass
+
+
+def _over_budget(signum, frame):
+    raise OverBudget
+
+
 def _timed_summary(alpha, tau, sigma2, depths):
-    """(CPU seconds, the summary or the refusal)."""
+    """(CPU seconds, the summary or the refusal); a call still running after BUDGET_S CPU
+    seconds is stopped there (SIGPROF) and fails, rather than run on for minutes."""
+    previous = signal.signal(signal.SIGPROF, _over_budget)
+    signal.setitimer(signal.ITIMER_PROF, BUDGET_S)
     start = time.process_time()
     try:
         out = theory.summary(alpha, tau, sigma2, depths)
     except (ValueError, ArithmeticError) as err:
         out = err
+    except OverBudget:
+        pytest.fail(f"summary{(alpha, tau, sigma2, depths)} ran past {BUDGET_S} CPU seconds")
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
     return time.process_time() - start, out
 
 
