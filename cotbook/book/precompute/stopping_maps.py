@@ -16,7 +16,7 @@ CONFIG = {
     "alphas": [0.1, 0.3, 0.5, 0.7],
     "factors": [1.2, 2.0, 5.0, 10.0, 20.0],
     "noise": [0.0, 0.1],
-    "large_tau": [[0.3, [30, 300, 3000]], [0.5, [30, 300, 3000]], [0.7, [30, 300]]],
+    "large_tau": [[0.3, [30, 300, 3000]], [0.5, [30, 300, 3000]], [0.7, [30, 300, 3000]]],
     "flip_alphas": [0.3, 0.5, 0.7],
     "flip_deltas": [0.0003, 0.001, 0.003, 0.01, 0.02],
 }
@@ -53,8 +53,5 @@ def decode(data) -> dict:
         m["sigma2"]: {(a, f): stopping.SaturationOptimum(*rest) for a, f, *rest in m["rows"]}
         for m in data["maps"]
     }
-    large = [
-        stopping.LargeTauCheck(**{k: tuple(v) if isinstance(v, list) else v for k, v in r.items()})
-        for r in data["large_tau"]
-    ]
+    large = [stopping.LargeTauCheck(**r) for r in data["large_tau"]]
     return {"maps": maps, "large_tau": large, "flips": [tuple(r) for r in data["flips"]]}
