@@ -61,8 +61,9 @@ class SaturationOptimum(NamedTuple):
     ``t_stop``); each depth before it is certified not below ``E_inf``, or too close to it for
     either method to resolve its sign."""
     t_stop: int
-    """Every depth up to ``t_stop`` is evaluated; beyond it ``|E_t - E_inf|`` is certified
-    below the gains (:func:`excess_bound`), so no deeper depth is lower."""
+    """Every depth up to ``t_stop`` is evaluated; where a best depth is returned,
+    ``|E_t - E_inf|`` beyond ``t_stop`` is certified below its gain (:func:`excess_bound`),
+    so no deeper depth is lower."""
 
 
 _SEARCH_T = 100000  # the deepest depth excess certifies
@@ -238,12 +239,13 @@ def saturation_optimum(alpha, tau, sigma2, *, t_max=None) -> SaturationOptimum:
     ``t_min`` is then the best depth ``t >= 1``.
 
     ``E_t - E_inf`` is evaluated directly at every depth from 1 to ``t_stop``, never as a
-    difference of two rounded numbers (:func:`cotbook.theory.asymptotics.excess`, certified to
-    1e-6 relative; next to a change of sign, where no relative bound holds, certified ``E_t``
-    minus the floor).  ``t_stop`` starts at 64 and doubles until :func:`excess_bound` keeps
-    every deeper ``|E_t - E_inf|`` below the smallest value found, which certifies it the
-    minimum over all depths.  A depth whose value could lie below the minimum's (a gain too
-    small for either method to resolve) is refused by name.
+    difference of two rounded numbers, each value with a certified absolute bound: the
+    contours of :func:`cotbook.theory.asymptotics.excess` on their first nodes; where that
+    leaves a sign or an order unresolved, certified ``E_t`` minus the floor
+    (:func:`cotbook.theory.closed_form.errors_at`), then the contours with more nodes.  The
+    minimum is certified below every other value, and the gains returned to 1e-6 relative.
+    ``t_stop`` starts at 64 and doubles until :func:`excess_bound` keeps every deeper
+    ``|E_t - E_inf|`` below the gain, which makes the minimum one over all depths.
 
     Parameters
     ----------
@@ -263,8 +265,9 @@ def saturation_optimum(alpha, tau, sigma2, *, t_max=None) -> SaturationOptimum:
     Raises
     ------
     ArithmeticError
-        Where a depth that could hold the minimum is resolved by neither method (far above
-        ``tau_x`` the gain falls below what either certifies), naming the depths; or where the
+        Where a depth that could hold the minimum is resolved by neither method, naming the
+        depths; where a gain is certified only to more than 1e-6 relative (far above
+        ``tau_x`` it falls below what the contours resolve), naming the depth; or where the
         bound does not fall below the gain by ``t_max``.
 
     Examples
