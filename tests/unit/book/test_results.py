@@ -514,11 +514,6 @@ def test_theory_records_name_every_module_the_engine_runs():
 RERUNS_DUE = {
     "engine_scaling": "a timing benchmark that needs a quiet machine for 1.5 h or more (its "
     "record's run took 90 min); its closure holds the Dask runner and the record writer",
-    # stale only by the words of the theory command's tau_+ row (theory.overview, in their
-    # closure); each record keeps the time its run took, so the rerun waits for a quiet machine
-    "theory_explorer": "3 min on a quiet machine; its data do not depend on the changed words",
-    "theory_benchmark": "a timing benchmark that needs a quiet machine (17 s)",
-    "attention_benchmark": "a timing benchmark that needs a quiet machine (4 min)",
 }
 
 
