@@ -64,6 +64,9 @@ __all__ = [
     "rows",
     "upper_by_run",
     "script_as_replayed",
+    "earlier_trials",
+    "Earlier",
+    "against_earlier",
 ]
 
 MASK = "examples"
@@ -481,3 +484,50 @@ def script_as_replayed(rows) -> tuple[int, int]:
                 runs += 1
     return int(same), runs
 
+
+def earlier_trials(*studies) -> dict:
+    """``{(L, M): [E, ...]}``: the book's earlier trials of the linear model under the
+    examples-only mask, one array ``(trials, depths)`` per study (records ``authors_protocol``,
+    ``authors_recheck``, as :mod:`cotbook.book.studies` loads them), in the order given."""
+    out: dict = {}
+    for study in studies:
+        E = np.asarray(study.data["E"]["linear"][MASK], dtype=float)
+        for i, cell in enumerate(study.spec.cells["linear"]):
+            out.setdefault(tuple(cell), []).append(E[i])
+    return out
+
+
+class Earlier(NamedTuple):
+    """:func:`against_earlier`: per cell with two floors, the earlier trials' and the new
+    trials' counts on the upper floor (:class:`Share`, the earlier as ``book``) with Holm's
+    adjustment over the cells; in how many cells the first study's share is the lower; and the
+    whole-units test of the first study's trials (run in every cell) against the new ones."""
+
+    shares: list
+    adjusted_p: list
+    lower: int
+    test: UnitsTest
+
+
+def against_earlier(rows, earlier) -> Earlier:
+    """The book's earlier trials (``earlier``: :func:`earlier_trials`) against its new ones
+    (the rows' ``book`` runs) in the cells of ``rows`` with two floors, each split where the
+    rows split it."""
+    two = [r for r in rows if r.split is not None]
+    if not two:
+        raise ValueError("rows must hold a cell with two floors")
+    missing = [(r.cell.L, r.cell.M) for r in two if (r.cell.L, r.cell.M) not in earlier]
+    if missing:
+        raise ValueError(f"earlier must hold every cell with two floors; missing {missing}")
+    found = [
+        shares(np.concatenate(earlier[r.cell.L, r.cell.M]), r.cell.book, r.split.threshold)
+        for r in two
+    ]
+    first = np.stack(
+        [earlier[r.cell.L, r.cell.M][0][:, r.split.depth] > r.split.threshold for r in two],
+        axis=1,
+    )
+    new, _ = upper_by_run(two)
+    lower = int(sum(first[:, k].mean() < new[:, k].mean() for k in range(len(two))))
+    adjusted = holm([f.p_value for f in found])
+    return Earlier(found, adjusted, lower, whole_units(first, new))

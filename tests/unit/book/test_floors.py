@@ -233,3 +233,35 @@ def test_difference_interval_is_welchs_and_refuses_no_spread():
         floors.difference_interval(np.ones((1, 2)), np.zeros((2, 2)))
     with pytest.raises(ValueError, match="level must"):
         floors.difference_interval(book, script, level=1.5)
+
+
+def test_earlier_trials_against_the_new_ones():
+    """The earlier trials of two studies are pooled for the cell's Fisher test; the first
+    study's, run in every cell, are tested against the new trials as whole runs."""
+    from types import SimpleNamespace
+
+    cells, seeds = [(200, 400)], (11, 12, 13, 14)
+    low, high = _runs(LOWER), _runs(UPPER[:3] + [0.085])
+    book = np.concatenate([low, high[:3]])[None]  # new trials: 3 of 7 upper
+    script = high[None]
+    found = floors.rows(
+        floors.cells(*_fake(cells, book, script, script, seeds, np.ones(32)), seeds)
+    )
+
+    def study(curves):
+        return SimpleNamespace(
+            spec=SimpleNamespace(cells={"linear": cells}),
+            data={"E": {"linear": {floors.MASK: curves[None].tolist()}}},
+        )
+
+    earlier = floors.earlier_trials(study(low[:3]), study(np.concatenate([low[3:], high[:1]])))
+    assert [e.shape for e in earlier[200, 400]] == [(3, 32), (2, 32)]
+    result = floors.against_earlier(found, earlier)
+    share = result.shares[0]
+    assert (share.book, share.book_runs, share.script, share.script_runs) == (1, 5, 3, 7)
+    assert result.adjusted_p == [pytest.approx(share.p_value)]
+    assert result.lower == 1  # the first study's 0 of 3 against 3 of 7
+    assert result.test.difference == pytest.approx(3 / 7)
+    assert result.test == floors.whole_units(np.zeros((3, 1)), (np.arange(7) >= 4)[:, None])
+    with pytest.raises(ValueError, match="missing"):
+        floors.against_earlier(found, {})
