@@ -1,6 +1,6 @@
 """The book's trainer and the authors' script, cell by cell: floors, shares and tests.
 
-The comparison was fixed before its runs (:mod:`cotbook.attention.side_by_side`): in each cell
+The cells were named before its runs (:mod:`cotbook.attention.side_by_side`): in each cell
 of :data:`~cotbook.attention.side_by_side.CELLS`, the book's trials (record
 ``authors_side_by_side``) and fresh runs of the authors' own script (record
 ``authors_reruns``, :mod:`cotbook.book.authors_rerun`) at the seeds
@@ -54,13 +54,19 @@ __all__ = [
     "split",
     "Share",
     "shares",
+    "UnitsTest",
     "whole_units",
+    "difference_interval",
     "holm",
     "Distribution",
     "distributions",
     "Row",
     "rows",
     "upper_by_run",
+    "script_as_replayed",
+    "earlier_trials",
+    "Earlier",
+    "against_earlier",
 ]
 
 MASK = "examples"
@@ -245,21 +251,35 @@ def shares(book, script, threshold, depth=DEPTH) -> Share:
     )
 
 
-def whole_units(book, script, combinations=200_000) -> tuple[float, float]:
-    """``(difference, p)``: the mean over cells of (script's share - book's share) of runs on
-    the upper floor, and its two-sided permutation p value, exchanging whole runs between the
-    implementations -- book trial ``r`` or script seed ``s`` with its outcome in every cell at
-    once, so the dependence across cells within a run is kept.  ``book``, ``script``: boolean
-    arrays ``(runs, cells)`` (upper floor or not).  Exact over every relabelling up to
+class UnitsTest(NamedTuple):
+    """:func:`whole_units`: the difference of shares (script's minus book's, mean over cells),
+    its two-sided p value, the smallest p value any labelling of these runs could give (what
+    the design can show at best), and the :data:`LEVEL` interval of the difference
+    (:func:`difference_interval`; None with one run a side or no spread)."""
+
+    difference: float
+    p: float
+    smallest_p: float
+    interval: tuple[float, float] | None
+
+
+def whole_units(book, script, combinations=200_000) -> UnitsTest:
+    """The mean over cells of (script's share - book's share) of runs on the upper floor, and
+    its two-sided permutation p value, exchanging whole runs between the implementations --
+    book trial ``r`` or script seed ``s`` with its outcome in every cell at once, so the
+    dependence across cells within a run is kept.  ``book``, ``script``: boolean arrays
+    ``(runs, cells)`` (upper floor or not).  Exact over every relabelling up to
     ``combinations`` of them; refused above (a larger design needs a sampled version).
 
     Its null: a book trial and a script run have one joint distribution of outcomes across
     the cells.  Equal shares cell by cell with different dependence across cells is a wider
     null, for which the test is approximate (close to exact with equal numbers of runs a
-    side, not with one run against ten).
+    side, not with one run against ten).  Not finding a difference is not showing equal
+    shares: the interval says how large a difference the runs leave open.
 
-    >>> whole_units([[0, 0], [0, 1], [1, 0]], [[1, 1], [1, 1]])
-    (0.6666666666666667, 0.1)
+    >>> test = whole_units([[0, 0], [0, 1], [1, 0]], [[1, 1], [1, 1]])
+    >>> round(test.difference, 4), test.p, test.smallest_p
+    (0.6667, 0.1, 0.1)
     """
     book, script = (np.asarray(x, dtype=float) for x in (book, script))
     if book.ndim != 2 or script.ndim != 2 or book.shape[1] != script.shape[1]:
@@ -279,7 +299,38 @@ def whole_units(book, script, combinations=200_000) -> tuple[float, float]:
     chosen = totals[picks].sum(axis=1)
     diffs = (chosen / k - (totals.sum() - chosen) / (n - k)) / cells
     p = float(np.mean(np.abs(diffs) >= abs(observed) - 1e-12))
-    return float(observed), p
+    smallest = float(np.mean(np.abs(diffs) >= np.abs(diffs).max() - 1e-12))
+    try:
+        interval = difference_interval(book, script)
+    except ValueError:  # one run a side, or no spread: no interval to give
+        interval = None
+    return UnitsTest(float(observed), p, smallest, interval)
+
+
+def difference_interval(book, script, level=LEVEL) -> tuple[float, float]:
+    """The ``level`` interval of the difference of the mean share (script's minus book's) of
+    cells on the upper floor, a run being the unit: Welch's t interval on each run's share over
+    the cells (``book``, ``script``: 0/1 arrays ``(runs, cells)``, two runs or more a side),
+    clipped to [-1, 1], where a difference of shares lies.  Refused where no run differs from
+    another (no spread to measure).
+
+    >>> low, high = difference_interval([[0, 0], [0, 1], [1, 0]], [[1, 1], [1, 0]])
+    >>> round(low, 3), round(high, 3)
+    (-0.944, 1.0)
+    """
+    level = _checks.real("level", level)
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    a, b = (np.asarray(x, dtype=float).mean(axis=1) for x in (book, script))
+    if min(a.size, b.size) < 2:
+        raise ValueError("book and script must hold two runs or more each")
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    if va + vb == 0:
+        raise ValueError("book and script: every run has the same share; no interval")
+    dof = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
+    half = stats.t.ppf(0.5 + level / 2, dof) * math.sqrt(va + vb)
+    centre = b.mean() - a.mean()
+    return float(max(-1.0, centre - half)), float(min(1.0, centre + half))
 
 
 def holm(p_values) -> list:
@@ -356,7 +407,9 @@ def rows(cells, *, other="script", depth=DEPTH, gap=GAP) -> list:
         alone = [k for k, s in enumerate(c.script_seeds) if s not in c.draws_seeds]
         found = split(np.concatenate([c.book, c.script[alone], c.draws]), depth, gap)
         ran = len(theirs) > 0
-        share = shares(c.book, theirs, found.threshold, depth) if found is not None and ran else None
+        share = (
+            shares(c.book, theirs, found.threshold, depth) if found is not None and ran else None
+        )
         common = [s for s in c.script_seeds if s in c.draws_seeds]
         out.append(
             [
@@ -411,3 +464,70 @@ def upper_by_run(rows, other="script") -> tuple[np.ndarray, np.ndarray]:
         axis=1,
     )
     return book, theirs
+
+
+def script_as_replayed(rows) -> tuple[int, int]:
+    """``(same, runs)``: of their script's runs in the cells of ``rows`` with two floors, how
+    many lie on the same floor as the replay of their own draws (the book's computation at the
+    same seed).  Where all do, the script's runs are a subset of the replays and add no
+    separate evidence on shares."""
+    two = [r for r in rows if r.split is not None]
+    if not two:
+        raise ValueError("rows must hold a cell with two floors")
+    same = runs = 0
+    for r in two:
+        at, cell = r.split.depth, r.cell
+        for k, seed in enumerate(cell.script_seeds):
+            if seed in cell.draws_seeds:
+                replay = cell.draws[cell.draws_seeds.index(seed), at]
+                same += (cell.script[k, at] > r.split.threshold) == (replay > r.split.threshold)
+                runs += 1
+    return int(same), runs
+
+
+def earlier_trials(*studies) -> dict:
+    """``{(L, M): [E, ...]}``: the book's earlier trials of the linear model under the
+    examples-only mask, one array ``(trials, depths)`` per study (records ``authors_protocol``,
+    ``authors_recheck``, as :mod:`cotbook.book.studies` loads them), in the order given."""
+    out: dict = {}
+    for study in studies:
+        E = np.asarray(study.data["E"]["linear"][MASK], dtype=float)
+        for i, cell in enumerate(study.spec.cells["linear"]):
+            out.setdefault(tuple(cell), []).append(E[i])
+    return out
+
+
+class Earlier(NamedTuple):
+    """:func:`against_earlier`: per cell with two floors, the earlier trials' and the new
+    trials' counts on the upper floor (:class:`Share`, the earlier as ``book``) with Holm's
+    adjustment over the cells; in how many cells the first study's share is the lower; and the
+    whole-units test of the first study's trials (run in every cell) against the new ones."""
+
+    shares: list
+    adjusted_p: list
+    lower: int
+    test: UnitsTest
+
+
+def against_earlier(rows, earlier) -> Earlier:
+    """The book's earlier trials (``earlier``: :func:`earlier_trials`) against its new ones
+    (the rows' ``book`` runs) in the cells of ``rows`` with two floors, each split where the
+    rows split it."""
+    two = [r for r in rows if r.split is not None]
+    if not two:
+        raise ValueError("rows must hold a cell with two floors")
+    missing = [(r.cell.L, r.cell.M) for r in two if (r.cell.L, r.cell.M) not in earlier]
+    if missing:
+        raise ValueError(f"earlier must hold every cell with two floors; missing {missing}")
+    found = [
+        shares(np.concatenate(earlier[r.cell.L, r.cell.M]), r.cell.book, r.split.threshold)
+        for r in two
+    ]
+    first = np.stack(
+        [earlier[r.cell.L, r.cell.M][0][:, r.split.depth] > r.split.threshold for r in two],
+        axis=1,
+    )
+    new, _ = upper_by_run(two)
+    lower = int(sum(first[:, k].mean() < new[:, k].mean() for k in range(len(two))))
+    adjusted = holm([f.p_value for f in found])
+    return Earlier(found, adjusted, lower, whole_units(first, new))

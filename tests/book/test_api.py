@@ -105,10 +105,13 @@ def member_doc(cls, name: str) -> str:
     return attribute_doc(cls.__module__, cls.__qualname__, name)
 
 
-def test_pages_are_chapters_before_the_report():
+def test_pages_are_chapters_of_the_reference_part():
+    """The API pages are chapters (executed, with an executed copy), side by side in the
+    book's last part, after the report."""
     stems = [p.stem for p in chapters.chapter_paths(ROOT)]
-    at = stems.index("reproduction_report")
-    assert stems[at - 2 : at] == ["api", "api_experiments"]
+    at = stems.index("api")
+    assert stems[at : at + 2] == ["api", "api_experiments"]
+    assert at > stems.index("reproduction_report") and at > stems.index("running")
 
 
 def test_the_theory_has_its_own_page():

@@ -1,6 +1,7 @@
 """The book as one PDF (cotbook.book.pdf, ``python -m cotbook pdf``): printed from the built
-HTML in reading order, with its chapter titles, bookmarks and no blank page. Three chapters
-are printed here (the whole book takes minutes); the command is the same."""
+HTML in reading order, with its chapter titles, bookmarks and no blank or near-blank page.
+Four pages are printed here (the introduction, the summary, the reproduction report and the
+references; the whole book takes minutes); the command is the same."""
 
 import pytest
 from pypdf import PdfReader
@@ -8,13 +9,16 @@ from pypdf import PdfReader
 from cotbook import cli
 from cotbook.book import pdf
 
+NEAR_BLANK = 150  # characters of text: a page with fewer holds a line or two
+
 
 @pytest.fixture(scope="module")
 def printed(built_book, tmp_path_factory):
     if pdf.find_chromium() is None:
         pytest.fail("Chromium is needed to print the book (apt-get install chromium)")
     order = pdf.reading_order(built_book.html)
-    pages = [order[0], order[1], order[-1]]  # the introduction, a chapter, the references
+    report = built_book.html / "book" / "reproduction_report.html"  # its ledger runs pages long
+    pages = [order[0], order[1], report, order[-1]]  # the intro, the summary, ..., references
     out = tmp_path_factory.mktemp("pdf") / "book.pdf"
     return pages, pdf.build(built_book.html, out, pages=pages)
 
@@ -40,6 +44,15 @@ def test_the_pdf_holds_each_chapter_with_its_title_and_no_blank_page(printed):
         assert any("".join(title.split()[:3]) in t for t in squeezed), title
     blank = [k for k, t in enumerate(text) if not t.strip() and not reader.pages[k].images]
     assert not blank, f"blank pages {blank}"
+    # a page with a few lines and no figure, except where a chapter ends: a break gone wrong
+    ends = {reader.get_destination_page_number(o) - 1 for o in reader.outline[1:]}
+    ends.add(len(reader.pages) - 1)
+    near = [
+        k
+        for k, t in enumerate(squeezed)
+        if len(t) < NEAR_BLANK and k not in ends and not reader.pages[k].images
+    ]
+    assert not near, f"near-blank pages {near}: {[text[k] for k in near]}"
 
 
 def test_bad_input_is_refused(tmp_path):

@@ -53,8 +53,5 @@ def decode(data) -> dict:
         m["sigma2"]: {(a, f): stopping.SaturationOptimum(*rest) for a, f, *rest in m["rows"]}
         for m in data["maps"]
     }
-    large = [
-        stopping.LargeTauCheck(**{k: tuple(v) if isinstance(v, list) else v for k, v in r.items()})
-        for r in data["large_tau"]
-    ]
+    large = [stopping.LargeTauCheck(**r) for r in data["large_tau"]]
     return {"maps": maps, "large_tau": large, "flips": [tuple(r) for r in data["flips"]]}

@@ -103,8 +103,18 @@ def test_whole_units_against_a_sampled_permutation_and_its_own_definition():
     rng = np.random.default_rng(5)
     book = rng.random((7, 3)) < 0.3
     script = rng.random((4, 3)) < 0.8
-    diff, p = floors.whole_units(book, script)
+    diff, p, smallest, (low, high) = floors.whole_units(book, script)
     assert diff == pytest.approx((script.mean(0) - book.mean(0)).mean())
+    assert low < diff < high
+    # the most extreme labelling of these runs: its own p is the smallest any could give
+    order = np.argsort(np.concatenate([book, script]).sum(axis=1))
+    both = np.concatenate([book, script])
+    extremes = (
+        floors.whole_units(both[order[:7]], both[order[7:]]),  # the script's runs highest
+        floors.whole_units(both[order[4:]], both[order[:4]]),  # ... or lowest
+    )
+    assert min(e.p for e in extremes) == smallest <= p
+    assert smallest >= 1 / math.comb(11, 4) - 1e-12
     both = np.concatenate([book, script]).astype(float)
     hits = 0
     draws = 20000
@@ -139,7 +149,9 @@ def _fake(cells, book, script, draws, seeds, released):
         for (L, M), curves in zip(cells, draws, strict=True)
         for s, curve in zip(seeds, curves, strict=True)
     }
-    draws_study = SimpleNamespace(spec=SimpleNamespace(cells=tuple(cells), seeds=seeds), data={"runs": replay})
+    draws_study = SimpleNamespace(
+        spec=SimpleNamespace(cells=tuple(cells), seeds=seeds), data={"runs": replay}
+    )
     heatmap = SimpleNamespace(at=lambda M, L: released)
     return side, reruns, draws_study, heatmap
 
@@ -166,6 +178,13 @@ def test_rows_split_count_and_compare_a_two_floor_and_a_one_floor_cell():
     assert book_units.shape == (5, 1) and script_units.shape == (4, 1)
     with pytest.raises(ValueError, match="other must be"):
         floors.rows(found, other="theirs")
+    assert floors.script_as_replayed(floors.rows(found)) == (4, 4)
+    # a replay on the other floor than its script run is counted as such
+    draws[0, 0] = low[0]
+    moved = floors.cells(*_fake(cells, book, script, draws, seeds, released), seeds)
+    assert floors.script_as_replayed(floors.rows(moved)) == (3, 4)
+    with pytest.raises(ValueError, match="two floors"):
+        floors.script_as_replayed([one])
 
 
 def test_whole_units_refuses_what_it_cannot_test():
@@ -187,3 +206,62 @@ def test_a_replayed_run_is_not_counted_twice_in_the_split():
     found = floors.cells(*_fake(cells, book, script, script.copy(), seeds, np.ones(32)), seeds)
     (row,) = floors.rows(found)
     assert row.split is None
+
+
+def test_difference_interval_is_welchs_and_refuses_no_spread():
+    """Against Welch's interval computed by hand from each run's share over the cells; the
+    interval holds its level on data drawn with equal shares."""
+    book = np.array([[1, 0, 1], [0, 0, 1], [1, 1, 1], [0, 0, 0]])
+    script = np.array([[1, 1, 1], [1, 0, 1], [0, 1, 1]])
+    a, b = book.mean(1), script.mean(1)
+    va, vb = a.var(ddof=1) / 4, b.var(ddof=1) / 3
+    dof = (va + vb) ** 2 / (va**2 / 3 + vb**2 / 2)
+    half = stats.t.ppf(0.975, dof) * np.sqrt(va + vb)
+    low, high = floors.difference_interval(book, script)
+    assert (low, high) == pytest.approx(
+        (b.mean() - a.mean() - half, min(1.0, b.mean() - a.mean() + half))
+    )
+    rng = np.random.default_rng(3)
+    covered = 0
+    for _ in range(400):
+        lo, hi = floors.difference_interval(rng.random((10, 6)) < 0.5, rng.random((5, 6)) < 0.5)
+        covered += lo <= 0 <= hi
+    assert covered / 400 == pytest.approx(0.95, abs=0.04)
+    with pytest.raises(ValueError, match="same share"):
+        floors.difference_interval(np.ones((3, 2)), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="two runs or more"):
+        floors.difference_interval(np.ones((1, 2)), np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="level must"):
+        floors.difference_interval(book, script, level=1.5)
+
+
+def test_earlier_trials_against_the_new_ones():
+    """The earlier trials of two studies are pooled for the cell's Fisher test; the first
+    study's, run in every cell, are tested against the new trials as whole runs."""
+    from types import SimpleNamespace
+
+    cells, seeds = [(200, 400)], (11, 12, 13, 14)
+    low, high = _runs(LOWER), _runs(UPPER[:3] + [0.085])
+    book = np.concatenate([low, high[:3]])[None]  # new trials: 3 of 7 upper
+    script = high[None]
+    found = floors.rows(
+        floors.cells(*_fake(cells, book, script, script, seeds, np.ones(32)), seeds)
+    )
+
+    def study(curves):
+        return SimpleNamespace(
+            spec=SimpleNamespace(cells={"linear": cells}),
+            data={"E": {"linear": {floors.MASK: curves[None].tolist()}}},
+        )
+
+    earlier = floors.earlier_trials(study(low[:3]), study(np.concatenate([low[3:], high[:1]])))
+    assert [e.shape for e in earlier[200, 400]] == [(3, 32), (2, 32)]
+    result = floors.against_earlier(found, earlier)
+    share = result.shares[0]
+    assert (share.book, share.book_runs, share.script, share.script_runs) == (1, 5, 3, 7)
+    assert result.adjusted_p == [pytest.approx(share.p_value)]
+    assert result.lower == 1  # the first study's 0 of 3 against 3 of 7
+    assert result.test.difference == pytest.approx(3 / 7)
+    assert result.test == floors.whole_units(np.zeros((3, 1)), (np.arange(7) >= 4)[:, None])
+    with pytest.raises(ValueError, match="missing"):
+        floors.against_earlier(found, {})

@@ -14,7 +14,7 @@ import pytest
 
 from cotbook import cli
 from cotbook.book import precompute, precomputed, results
-from cotbook.theory import asymptotics, saturation, scaling, stopping
+from cotbook.theory import asymptotics, contour, phases, saturation, scaling, stopping
 
 
 def _committed(name):
@@ -114,18 +114,65 @@ def test_committed_best_depth_is_what_saturation_optimum_gives_now():
     again = stopping.saturation_optimum(0.5, 10.0 * _tau_x(0.5), 0.01)
     saved = maps[0.01][0.5, 10.0]
     assert isinstance(saved, stopping.SaturationOptimum)
-    assert (saved.t_flip, saved.t_min, saved.t_search) == (
-        again.t_flip,
-        again.t_min,
-        again.t_search,
-    )
-    np.testing.assert_allclose([saved.E_min, saved.E_inf, saved.gain], again[2:5], rtol=1e-9)
+    for field in ("t_best", "t_min", "t_flip", "t_stop"):
+        assert getattr(saved, field) == getattr(again, field), field
+    for field in ("gain_best", "E_min", "gain", "E_inf"):
+        assert getattr(saved, field) == pytest.approx(getattr(again, field), rel=1e-9), field
     assert set(maps) == {0.01, 0.0, 0.1} and len(maps[0.0]) == 20
 
 
-def _tau_x(alpha):
-    from cotbook.theory import phases
+# the brute force's deepest depth at each alpha: over twice the deepest best depth of the maps
+# there (4, 18, 72 and 356), and 32 more
+_BRUTE_T = {0.1: 40, 0.3: 80, 0.5: 180, 0.7: 750}
 
+
+def _brute_force_minimum(alpha, tau, sigma2, t_max):
+    """``(t, E_t - E_inf)`` at the smallest ``E_t - E_inf`` over ``t = 1 .. t_max``: every depth
+    evaluated (the contours on their first nodes, with the absolute bound they certify), the
+    minimum taken, and the depths whose bounds leave them within reach of it evaluated again,
+    to 1e-6 relative (asymptotics.excess); the minimum must then be resolved from every
+    other depth."""
+    got = contour.deep_errors(alpha, tau, sigma2, range(1, t_max + 1), math.inf, excess=True)
+    assert sorted(got) == list(range(1, t_max + 1))
+    value = {t: v.mantissa * math.exp(v.log_scale) for t, v in got.items()}
+    bound = {t: v.error * math.exp(v.log_scale) for t, v in got.items()}
+    for _ in range(2):
+        t = min(value, key=value.get)
+        near = [k for k in value if k != t and value[k] - bound[k] <= value[t] + bound[t]]
+        if not near:
+            return t, value[t]
+        again = asymptotics.excess(
+            alpha, tau, sigma2, [t, *near], drop_uncertified=True, n_max=4096
+        )
+        for k, la, sg in zip(again.depths.tolist(), again.log_abs, again.sign, strict=True):
+            value[k], bound[k] = sg * math.exp(la), 1e-6 * math.exp(la)
+    raise AssertionError(f"the minimum at depth {t} is not resolved from depths {near}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sigma2", [0.01, 0.0])
+def test_committed_best_depths_are_the_brute_force_minima(sigma2):
+    """The chapter's maps (20 points at each noise) against brute force, no shape of the curve
+    assumed: the best depth over t >= 1 and its gain, and over t >= 0 with E_0 = 1.  At
+    sigma2 = 0, E_t - E_inf alternates between even and odd depths (a search that assumed one
+    minimum printed 16 for 18 at (0.3, 20 tau_x), 50 for 48 at (0.5, 5), 270 for 268 at
+    (0.7, 5))."""
+    maps = _committed("stopping_maps")["maps"][sigma2]
+    assert len(maps) == 20
+    for (alpha, factor), best in maps.items():
+        tau = factor * phases.pole_crossover(alpha, sigma2)
+        t, excess = _brute_force_minimum(alpha, tau, sigma2, _BRUTE_T[alpha])
+        assert best.t_min == t, (alpha, factor)
+        assert best.gain == pytest.approx(-excess, rel=1e-6)
+        floor = phases.error_floor(alpha, tau, sigma2)
+        assert best.E_inf == pytest.approx(floor, rel=1e-14)
+        assert best.t_best == (0 if 1 - floor < excess else t), (alpha, factor)
+        assert best.gain_best == pytest.approx(max(floor - 1, -excess), rel=1e-6)
+    if sigma2 == 0.0:
+        assert [maps[p].t_min for p in [(0.3, 20.0), (0.5, 5.0), (0.7, 5.0)]] == [18, 48, 268]
+
+
+def _tau_x(alpha):
     return phases.pole_crossover(alpha, 0.01)
 
 
