@@ -190,7 +190,7 @@ def _studies(args, studies) -> int:
     if args.workers is not None:  # the workers load what this process compiles once
         print(f"numba kernels compiled or loaded in {kernel_cache.warm():.1f} s", flush=True)
     try:
-        with execution.open_engine(args.workers, args.scheduler) as engine:
+        with execution.open_engine(args.workers, args.scheduler, args.no_workers) as engine:
             print(f"running on: {engine.description}", flush=True)
             for name, spec, module, extra in studies:
                 path = runner.run_study(
@@ -206,7 +206,7 @@ def _studies(args, studies) -> int:
                     environment_extra=extra,
                 )
                 print(f"saved {path}")
-    except runner.RunFailed as err:
+    except (runner.RunFailed, execution.NoWorkers) as err:
         print(f"cotbook {args.command}: {err}", file=sys.stderr)
         return 1
     return 0
@@ -468,7 +468,7 @@ def _authors_rerun(args) -> int:
             if unit not in have:
                 checkpoint.add(unit, result)
     try:
-        with execution.open_engine(args.workers, args.scheduler) as engine:
+        with execution.open_engine(args.workers, args.scheduler, args.no_workers) as engine:
             print(f"running on: {engine.description}", flush=True)
             path = runner.run_study(
                 authors_rerun.NAME,
@@ -480,7 +480,7 @@ def _authors_rerun(args) -> int:
                 resume=True,
                 engine=engine,
             )
-    except runner.RunFailed as err:
+    except (runner.RunFailed, execution.NoWorkers) as err:
         print(f"cotbook authors rerun: {err}", file=sys.stderr)
         return 1
     print(f"saved {path}")
@@ -565,6 +565,14 @@ def _add_engine_options(p) -> None:
         metavar="ADDRESS",
         help="run the units on the running Dask cluster whose scheduler is at ADDRESS "
         "(e.g. tcp://host:8786); default: serially in this process",
+    )
+    p.add_argument(
+        "--no-workers",
+        choices=("wait", "stop"),
+        default="wait",
+        help="when the cluster has had no worker for 20 s: say so and keep waiting, repeating "
+        "the count of finished units every minute (wait, the default), or stop, the finished "
+        "units kept for --resume (stop)",
     )
 
 

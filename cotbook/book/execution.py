@@ -25,6 +25,12 @@ A unit is tried at most twice (:data:`TRIES`): a unit that raises is retried onc
 fails twice is reported with its error, never dropped.  Every outcome carries the source hash
 of the code that computed it, so a worker running other code is caught
 (:func:`run_study <cotbook.book.runner.run_study>` refuses its results).
+
+A cluster that has no worker for :data:`NO_WORKERS_S` seconds while units wait (a scheduler
+started without ``dask worker``, or every worker gone) is said so on standard error, with the
+count of units done; then the run either keeps waiting and repeats the message every
+:data:`NO_WORKERS_REPEAT_S` seconds (``no_workers="wait"``, the default) or stops with
+:class:`NoWorkers`, the finished units kept for ``--resume`` (``no_workers="stop"``).
 """
 
 from __future__ import annotations
@@ -33,13 +39,15 @@ import contextlib
 import functools
 import logging
 import os
+import sys
 import threading
+import time
 import traceback
 import uuid
 from dataclasses import dataclass
 
 import dask
-from distributed import Client, LocalCluster, as_completed
+from distributed import Client, LocalCluster, wait
 from distributed.diagnostics.plugin import Environ
 
 from .. import _checks
@@ -47,6 +55,10 @@ from . import results
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
+    "NO_WORKERS_S",
+    "NO_WORKERS_REPEAT_S",
+    "NO_WORKERS_CHOICES",
+    "NoWorkers",
     "TRIES",
     "ONE_THREAD",
     "Outcome",
@@ -58,6 +70,13 @@ __all__ = [
 
 CONNECT_TIMEOUT_S = 10
 TRIES = 2
+#: seconds without a worker, while units wait, before the run says so
+NO_WORKERS_S = 20
+#: seconds between the messages of a run that waits for a worker
+NO_WORKERS_REPEAT_S = 60
+#: how often a cluster run looks at its workers while nothing finishes
+_POLL_S = 2
+NO_WORKERS_CHOICES = ("wait", "stop")
 # set before a worker process starts: numba reads its thread count when imported, and
 # importing cotbook imports numba
 ONE_THREAD = {
@@ -77,6 +96,10 @@ class Outcome:
     source_hash: str | None
 
 
+class NoWorkers(RuntimeError):
+    """A cluster run stopped because its scheduler had no worker (``no_workers="stop"``)."""
+
+
 @functools.cache
 def _source_hash(producers) -> str:
     return results.source_hash(producers)
@@ -94,9 +117,12 @@ def _error(exc) -> str:
 class Engine:
     """Runs units of a study; made by :func:`open_engine`, used as a context manager."""
 
-    def __init__(self, description, client=None):
+    def __init__(self, description, client=None, no_workers="wait"):
+        if no_workers not in NO_WORKERS_CHOICES:
+            raise ValueError(f"no_workers must be one of {NO_WORKERS_CHOICES}, got {no_workers!r}")
         self.description = description
         self._client = client
+        self._no_workers = no_workers
 
     def run(self, run_unit, spec, units, producers):
         """Yield an :class:`Outcome` per unit of ``units`` as it finishes (``run_unit(spec,
@@ -135,15 +161,48 @@ class Engine:
             ): unit
             for unit in units
         }
-        for future in as_completed(futures):
-            unit = futures.pop(future)
-            if future.status == "finished":
-                yield future.result()
-            elif future.status == "error":
-                yield Outcome(unit, None, _error(future.exception()), None)
-            else:  # cancelled: the scheduler is gone
-                raise RuntimeError(f"unit {unit} was {future.status}: the cluster was lost")
-            future.release()
+        total, idle_since, said = len(futures), None, None
+        while futures:
+            try:
+                finished = wait(list(futures), timeout=_POLL_S, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                finished = None
+            if finished is None or not finished.done:
+                idle_since, said = self._idle(idle_since, said, total - len(futures), total)
+                continue
+            idle_since = said = None
+            for future in finished.done:
+                unit = futures.pop(future)
+                if future.status == "finished":
+                    yield future.result()
+                elif future.status == "error":
+                    yield Outcome(unit, None, _error(future.exception()), None)
+                else:  # cancelled: the scheduler is gone
+                    raise RuntimeError(f"unit {unit} was {future.status}: the cluster was lost")
+                future.release()
+
+    def _idle(self, idle_since, said, done, total):
+        """Nothing finished in the last poll: look at the workers.  Returns the time since
+        which the cluster has had none (``None`` while it has some) and when the run last said
+        so; says so after :data:`NO_WORKERS_S` seconds, or stops (:class:`NoWorkers`)."""
+        if self._client.nthreads():
+            return None, None
+        now = time.monotonic()
+        idle_since = now if idle_since is None else idle_since
+        waited = now - idle_since
+        if waited < NO_WORKERS_S or (said is not None and now - said < NO_WORKERS_REPEAT_S):
+            return idle_since, said
+        where = f"{self.description} has had no worker for {waited:.0f} s"
+        count = f"{done} of {total} units of this run finished"
+        if self._no_workers == "stop":
+            raise NoWorkers(f"{where} ({count}); start workers and go on with --resume")
+        print(
+            f"{where}: {count}; waiting (start one with `dask worker ADDRESS`, or stop with "
+            "Ctrl-C and go on later with --resume)",
+            file=sys.stderr,
+            flush=True,
+        )
+        return idle_since, now
 
     def close(self) -> None:
         if self._client is not None:
@@ -274,17 +333,22 @@ def _remote_client(address):
 
 
 @contextlib.contextmanager
-def open_engine(workers=None, scheduler=None):
+def open_engine(workers=None, scheduler=None, no_workers="wait"):
     """The :class:`Engine` of a run: serial (neither argument), a local cluster of ``workers``
     processes (an integer >= 1) or the running scheduler at ``scheduler``; closed on exit.
+    ``no_workers`` (one of :data:`NO_WORKERS_CHOICES`) is what a cluster run does when it has
+    no worker for :data:`NO_WORKERS_S` seconds.
 
-    Raises ``ValueError`` for ``workers < 1``, for both arguments at once, and for a scheduler
-    that cannot be reached (naming its address)."""
+    Raises ``ValueError`` for ``workers < 1``, for both arguments at once, for an unknown
+    ``no_workers`` and for a scheduler that cannot be reached (naming its address)."""
     if workers is not None and scheduler is not None:
         raise ValueError("give workers or scheduler, not both")
+    if no_workers not in NO_WORKERS_CHOICES:
+        raise ValueError(f"no_workers must be one of {NO_WORKERS_CHOICES}, got {no_workers!r}")
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
-            engine = Engine(f"Dask scheduler {scheduler}", _remote_client(scheduler))
+            client = _remote_client(scheduler)
+            engine = Engine(f"Dask scheduler {scheduler}", client, no_workers)
         elif workers is not None:
             workers = _checks.positive_int("workers", workers)
             environ = _worker_environ()
@@ -292,6 +356,7 @@ def open_engine(workers=None, scheduler=None):
             engine = Engine(
                 f"local Dask cluster, {workers} worker process(es) x 1 thread",
                 _local_client(workers, environ),
+                no_workers,
             )
         else:
             engine = serial()

@@ -11,15 +11,19 @@ code), library versions and thread counts, the time it was written, its timings 
 - :func:`load` validates and raises :class:`ResultError` naming the file and what is wrong.
   JSON is read strictly (:func:`parse_json`: no ``NaN``/``Infinity``, no key twice), the data
   must be a non-empty object, and a record carries ``data_sha256``, the SHA-256 of its data's
-  canonical JSON (:func:`data_hash`) written by :func:`save`: a record whose data were edited
-  is refused.  :func:`add_data_hash` adds the field to a record written before it existed.
+  canonical JSON (:func:`data_hash`) written by :func:`save`, and ``record_sha256``, the
+  SHA-256 of every other field (:func:`record_hash`: name, schema, scale, config, code,
+  environment, time, timings and the data's hash): a record whose data, configuration,
+  provenance or timings were edited is refused.  :func:`add_hashes` adds the fields to a
+  record written before they existed.
 - :attr:`Record.stale` compares the recorded code hash with the code now; a chapter's caption
   says so.
 - :class:`Checkpoint` keeps the finished units of a long run, so that ``--resume`` finishes an
   interrupted run with the same final record.  It holds a lock on its record in the output
   folder (``<name>.lock``) while open, so a second run of the same record there fails at once;
-  every unit file carries the run id of its checkpoint and the SHA-256 of its content, and a
-  unit that does not match, or a checkpoint folder without its ``meta.json``, is refused by
+  every unit file carries the run id of its checkpoint and an HMAC-SHA-256 of its content
+  keyed by a secret of the run (in its ``meta.json``, never in a unit), and a unit that does
+  not match, or a checkpoint folder without its ``meta.json``, is refused by
   name (:class:`CheckpointError`), never taken over or recomputed silently.
 - A record of someone else's files (``ResultSpec.stored_files``) keeps their raw bytes, each
   with its repository, commit, path and git blob id (:func:`stored_file`); :func:`load`
@@ -39,12 +43,14 @@ import datetime
 import fcntl
 import functools
 import hashlib
+import hmac
 import importlib.metadata
 import inspect
 import json
 import os
 import platform
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -76,7 +82,8 @@ __all__ = [
     "parse_json",
     "canonical_json",
     "data_hash",
-    "add_data_hash",
+    "record_hash",
+    "add_hashes",
     "git_blob_id",
     "stored_file",
     "file_bytes",
@@ -499,9 +506,11 @@ _FIELDS = {
     "environment": dict,
     "created": str,
     "timings_s": dict,
+    "record_sha256": str,
     "data_sha256": str,
     "data": dict,
 }
+_HASHES = ("record_sha256", "data_sha256")
 _CODE_FIELDS = ("version", "commit", "dirty", "source_hash")
 
 
@@ -519,6 +528,7 @@ class Record:
     timings_s: dict
     data: dict
     data_sha256: str
+    record_sha256: str
 
     @property
     def spec(self) -> ResultSpec:
@@ -648,6 +658,13 @@ def data_hash(value) -> str:
     return hashlib.sha256(canonical_json(value).encode("ascii")).hexdigest()
 
 
+def record_hash(raw) -> str:
+    """:func:`data_hash` of every field of the record ``raw`` but ``data`` (which its
+    ``data_sha256`` covers) and ``record_sha256`` itself: what a record's ``record_sha256``
+    holds."""
+    return data_hash({k: v for k, v in raw.items() if k not in ("data", "record_sha256")})
+
+
 def _as_loaded(value, what):
     """``value`` as it reads back from the JSON written for it (tuples become lists, numbers
     keep their repr), so that the hash written is the hash a reader computes."""
@@ -688,9 +705,9 @@ def save(
         "environment": environment(**(environment_extra or {})),
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "timings_s": timings,
-        "data_sha256": data_hash(data),
         "data": data,
     }
+    record = _with_hashes(_as_loaded(record, "the record"))
     path = _path(name, directory)
     text = json.dumps(record, indent=1, allow_nan=False) + "\n"
     validate(parse_json(text), path)  # what is written, load reads back
@@ -807,12 +824,12 @@ def validate(raw, path) -> Record:
         raise _invalid(path, f"schema must be {SCHEMA}, got {raw.get('schema')!r}")
     spec = RESULTS.get(raw["name"]) if isinstance(raw.get("name"), str) else None
     for key, kind in _FIELDS.items():
-        if key == "data_sha256" and key not in raw and isinstance(raw.get("data"), dict):
+        if key in _HASHES and key not in raw and isinstance(raw.get("data"), dict):
             raise _invalid(
                 path,
-                "missing field 'data_sha256' (a record written before records carried the hash "
-                "of their data): if its data are as its producer wrote them, add the field with "
-                "cotbook.book.results.add_data_hash(path); else re-create it"
+                f"missing field {key!r} (a record written before records carried it): if the "
+                "record is as its producer wrote it, add the field with "
+                "cotbook.book.results.add_hashes(path); else re-create it"
                 + (f" with `{spec.command}`" if spec else ""),
             )
         if key not in raw:
@@ -836,6 +853,16 @@ def validate(raw, path) -> Record:
             path,
             "its data do not have the SHA-256 written with them (data_sha256): the record was "
             f"edited or damaged after it was saved; re-create it with `{spec.command}`",
+        )
+    unknown = sorted(set(raw) - set(_FIELDS))
+    if unknown:
+        raise _invalid(path, f"unknown fields {unknown}: not written by save")
+    if record_hash(raw) != raw["record_sha256"]:
+        raise _invalid(
+            path,
+            "its name, scale, config, code, environment, created time, timings or data hash do "
+            "not have the SHA-256 written with them (record_sha256): the record was edited or "
+            f"damaged after it was saved; re-create it with `{spec.command}`",
         )
     fields = {k: raw[k] for k in _FIELDS if k != "schema"}
     return Record(path=path, **fields)
@@ -863,15 +890,32 @@ def load(name, directory=RESULTS_DIR) -> Record | None:
     return validate(_read(path, spec), path)
 
 
-def add_data_hash(path) -> bool:
-    """Add ``data_sha256`` to the record at ``path``, written before records carried it, and
-    change nothing else: the file is rewritten (atomically) with that one line added before
-    ``"data"``, every other byte as it was.  Returns ``True`` if it added the field, ``False``
-    if the record has it already (and valid).  It certifies the data as they are now: run it
-    only on a record whose data are as its producer wrote them (for a committed record:
-    unchanged since it was committed).  Raises :class:`ResultError` naming the file if it is
-    not a valid record but for the missing field, or not laid out as :func:`save` writes, so
-    that the field cannot be added without rewriting more than one line."""
+def _with_hashes(raw) -> dict:
+    """``raw`` with ``record_sha256`` and ``data_sha256`` (computed where missing) placed
+    before ``data``, every other field in its place."""
+    data_sha256 = raw.get("data_sha256", data_hash(raw["data"]))
+    new = {}
+    for key, value in raw.items():
+        if key in _HASHES:
+            continue
+        if key == "data":
+            new["record_sha256"] = None
+            new["data_sha256"] = data_sha256
+        new[key] = value
+    new["record_sha256"] = raw.get("record_sha256", record_hash(new))
+    return new
+
+
+def add_hashes(path) -> bool:
+    """Add ``data_sha256`` and ``record_sha256``, where missing, to the record at ``path``,
+    written before records carried them, and change nothing else: the file is rewritten
+    (atomically) with those lines added before ``"data"``, every other byte as it was.
+    Returns ``True`` if it added a field, ``False`` if the record has both already (and is
+    valid).  It certifies the record as it is now: run it only on a record as its producer
+    wrote it (for a committed record: unchanged since it was committed).  Raises
+    :class:`ResultError` naming the file if it is not a valid record but for the missing
+    fields, or not laid out as :func:`save` writes, so that the fields cannot be added
+    without rewriting more than those lines."""
     path = Path(path)
     if path.stem not in RESULTS:
         raise ResultError(f"{path}: not the file of a record (names are {sorted(RESULTS)})")
@@ -879,20 +923,16 @@ def add_data_hash(path) -> bool:
     raw = _read(path, RESULTS[path.stem])
     if not isinstance(raw, dict):
         raise _invalid(path, "not a JSON object")
-    if "data_sha256" in raw:
+    if all(key in raw for key in _HASHES):
         validate(raw, path)
         return False
     if json.dumps(raw, indent=1, allow_nan=False) + "\n" != text or "data" not in raw:
         raise _invalid(
             path,
-            "not laid out as save writes a record: its data hash cannot be added without "
+            "not laid out as save writes a record: its hashes cannot be added without "
             "rewriting the file; re-create it",
         )
-    new = {}
-    for key, value in raw.items():
-        if key == "data":
-            new["data_sha256"] = data_hash(value)
-        new[key] = value
+    new = _with_hashes(raw)
     validate(new, path)
     write_atomic(path, json.dumps(new, indent=1, allow_nan=False) + "\n")
     return True
@@ -973,7 +1013,13 @@ class _Lock:
             self._fd = None
 
 
-_UNIT_FIELDS = ("unit", "run_id", "sha256", "result")
+_UNIT_FIELDS = ("unit", "run_id", "hmac", "result")
+
+
+def _unit_mac(key, unit, run_id, result) -> str:
+    """HMAC-SHA-256, keyed by a checkpoint's secret ``key``, of a unit's canonical JSON."""
+    message = canonical_json({"unit": unit, "run_id": run_id, "result": result})
+    return hmac.new(bytes.fromhex(key), message.encode("ascii"), hashlib.sha256).hexdigest()
 
 
 def _remove_tree(path: Path) -> None:
@@ -1004,9 +1050,10 @@ class Checkpoint:
     :meth:`remove`, or the end of a ``with`` block; a killed process's lock goes with it): a
     second run of ``name`` on the same folder raises :class:`CheckpointError` at once, naming
     the folder and the lock.  ``meta.json`` holds the run's scale, configuration, code hash
-    and run id (a random uuid, new for each fresh run); each finished unit is one atomically
-    written JSON file ``{"unit", "run_id", "sha256", "result"}``, ``sha256`` being
-    :func:`data_hash` of ``{"unit", "result"}``.  :class:`CheckpointError`, saying why and
+    and run id (a random uuid, new for each fresh run) and the run's secret ``key`` (random);
+    each finished unit is one atomically written JSON file ``{"unit", "run_id", "hmac",
+    "result"}``, ``hmac`` being the HMAC-SHA-256 of its unit, run id and result keyed by the
+    run's secret, so a unit edited together with a recomputed plain hash is still refused.  :class:`CheckpointError`, saying why and
     how to proceed, is raised for:
 
     - a checkpoint of a different configuration or code (``resume=True``), or any checkpoint
@@ -1014,7 +1061,7 @@ class Checkpoint:
     - a checkpoint folder without its ``meta.json`` (not a checkpoint this run can trust);
     - a unit file that is not valid strict JSON, not such an object, holds a unit under
       another unit's file name, carries another run id, or whose content does not match its
-      ``sha256`` (edited or damaged): :meth:`done` names it and refuses it rather than
+      ``hmac`` (edited or damaged): :meth:`done` names it and refuses it rather than
       recompute it, since its unit might have been changed by hand; removing that file makes
       ``--resume`` compute its unit again;
     - :meth:`add` to a checkpoint folder that another process removed (it is not re-created).
@@ -1052,7 +1099,7 @@ class Checkpoint:
         start_over = f"remove the folder {self.folder} to start over"
         if not self.folder.exists() and not self.folder.is_symlink():
             self.folder.mkdir()
-            meta = dict(meta, run_id=uuid.uuid4().hex)
+            meta = dict(meta, run_id=uuid.uuid4().hex, key=secrets.token_hex(32))
             text = json.dumps(meta, indent=1, allow_nan=False) + "\n"
             write_atomic(meta_path, text, parents=False)
             return meta
@@ -1072,10 +1119,16 @@ class Checkpoint:
             old = parse_json(meta_path.read_text())
         except (ValueError, UnicodeDecodeError) as err:
             raise CheckpointError(f"{meta_path}: not valid JSON ({err}); {start_over}") from None
-        if not isinstance(old, dict) or not isinstance(old.get("run_id"), str) or not old["run_id"]:
+        if not (
+            isinstance(old, dict)
+            and isinstance(old.get("run_id"), str)
+            and old["run_id"]
+            and isinstance(old.get("key"), str)
+            and re.fullmatch(r"[0-9a-f]{64}", old["key"])
+        ):
             raise CheckpointError(
-                f"{meta_path}: not a checkpoint's meta.json with a run id (written by hand, or by "
-                f"an older cotbook whose units carry no run id and hash): {start_over}"
+                f"{meta_path}: not a checkpoint's meta.json with a run id and key (written by "
+                f"hand, or by an older cotbook whose units carry no keyed hash): {start_over}"
             )
         for key in ("name", "scale", "config", "source_hash"):
             if old.get(key) != meta[key]:
@@ -1084,7 +1137,7 @@ class Checkpoint:
                     f"cannot resume {self.folder}: it was written with a different {what} "
                     f"({start_over})"
                 )
-        return dict(meta, run_id=old["run_id"])
+        return dict(meta, run_id=old["run_id"], key=old["key"])
 
     def __enter__(self):
         return self
@@ -1112,8 +1165,8 @@ class Checkpoint:
         if not isinstance(entry, dict) or sorted(entry) != sorted(_UNIT_FIELDS):
             raise damaged(f"not a unit of a checkpoint (a JSON object of {list(_UNIT_FIELDS)})")
         unit = entry["unit"]
-        if not all(isinstance(entry[k], str) for k in ("unit", "run_id", "sha256")):
-            raise damaged("its unit, run_id and sha256 must be strings")
+        if not all(isinstance(entry[k], str) for k in ("unit", "run_id", "hmac")):
+            raise damaged("its unit, run_id and hmac must be strings")
         if entry["run_id"] != self.meta["run_id"]:
             raise damaged(
                 f"it belongs to the run {entry['run_id']!r}, not to this checkpoint's run "
@@ -1121,10 +1174,11 @@ class Checkpoint:
             )
         if path.name != f"unit-{_slug(unit)}.json":
             raise damaged(f"it holds the unit {unit!r}, whose file is unit-{_slug(unit)}.json")
-        if data_hash({"unit": unit, "result": entry["result"]}) != entry["sha256"]:
+        mac = _unit_mac(self.meta["key"], unit, entry["run_id"], entry["result"])
+        if not hmac.compare_digest(mac, entry["hmac"]):
             raise damaged(
-                "its content does not have the SHA-256 written with it: it was edited or "
-                "damaged after it was saved"
+                "its content does not have the keyed hash (hmac) this run wrote with it: it "
+                "was edited or damaged after it was saved"
             )
         return unit, entry["result"]
 
@@ -1143,7 +1197,7 @@ class Checkpoint:
         entry = {
             "unit": unit,
             "run_id": self.meta["run_id"],
-            "sha256": data_hash({"unit": unit, "result": result}),
+            "hmac": _unit_mac(self.meta["key"], unit, self.meta["run_id"], result),
             "result": result,
         }
         path = self.folder / f"unit-{_slug(unit)}.json"

@@ -216,6 +216,7 @@ def _forged(tmp_path, monkeypatch, path, change):
     entry["blob"] = results.git_blob_id(data)
     monkeypatch.setitem(authors_release.MANIFEST, path, entry["blob"])
     raw["data_sha256"] = results.data_hash(raw["data"])  # a consistent forgery
+    raw["record_sha256"] = results.record_hash(raw)
     (tmp_path / f"{authors_release.NAME}.json").write_text(json.dumps(raw))
     return tmp_path
 

@@ -97,6 +97,7 @@ def _altered_copy(tmp_path, committed, path, change, *, recompute_blob=False):
     if recompute_blob:  # a consistent forgery: every hash the record carries recomputed
         entry["blob"] = results.git_blob_id(data)
         raw["data_sha256"] = results.data_hash(raw["data"])
+        raw["record_sha256"] = results.record_hash(raw)
     (tmp_path / f"{NAME}.json").write_text(json.dumps(raw, indent=1))
     return tmp_path
 

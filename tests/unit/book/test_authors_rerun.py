@@ -158,6 +158,7 @@ def _tampered(tmp_path, record_path, change):
     raw = json.loads(record_path.read_text())
     change(raw)
     raw["data_sha256"] = results.data_hash(raw["data"])
+    raw["record_sha256"] = results.record_hash(raw)
     path = tmp_path / "tampered" / record_path.name
     path.parent.mkdir()
     path.write_text(json.dumps(raw))

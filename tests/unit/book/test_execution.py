@@ -519,7 +519,7 @@ def test_two_concurrent_resumes_one_runs_the_other_is_refused_at_once(tmp_path, 
     ("damage", "what"),
     [
         (lambda text: '"a string"', "not a unit of a checkpoint"),
-        (lambda text: text.replace('"seed": 0', '"seed": 5'), "does not have the SHA-256"),
+        (lambda text: text.replace('"seed": 0', '"seed": 5'), "does not have the keyed hash"),
     ],
     ids=["a JSON string (fault 3)", "an edited unit (fault 4)"],
 )
@@ -607,3 +607,71 @@ def test_a_local_cluster_leaves_this_process_environment_as_it_found_it(monkeypa
         assert list(engine._client.run(_numba_threads).values()) == [1]  # still one thread
         assert os.environ["NUMBA_NUM_THREADS"] == "2"
     assert "MKL_NUM_THREADS" not in os.environ
+
+
+def _square(spec, unit):
+    return {"square": unit * unit}
+
+
+@pytest.fixture
+def bare_scheduler(monkeypatch):
+    """A scheduler with no worker (in this process), and the engine's waits shortened."""
+    from distributed import LocalCluster
+
+    monkeypatch.setattr(execution, "NO_WORKERS_S", 1)
+    monkeypatch.setattr(execution, "NO_WORKERS_REPEAT_S", 1)
+    monkeypatch.setattr(execution, "_POLL_S", 0.2)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+        yield cluster
+
+
+def test_the_no_worker_wait_is_within_the_issue_s_30_seconds():
+    assert 0 < execution.NO_WORKERS_S <= 20 and execution._POLL_S <= 5
+    assert execution.NO_WORKERS_S + execution._POLL_S <= 30
+    parser_help = subprocess.run(
+        [sys.executable, "-m", "cotbook", "experiments", "--help"],
+        capture_output=True, text=True, cwd=ROOT, check=True,
+    ).stdout
+    assert f"no worker for {execution.NO_WORKERS_S} s" in " ".join(parser_help.split())
+    chapter = " ".join((ROOT / "book" / "long_runs.md").read_text().split())
+    assert f"without a worker for {execution.NO_WORKERS_S} s" in chapter
+
+
+def test_a_scheduler_without_workers_is_said_and_waited_for(bare_scheduler, capsys):
+    """The run says the cluster has no worker, with the count of finished units, repeats it,
+    and finishes every unit once a worker joins."""
+    import threading
+
+    joined = threading.Event()
+
+    def join_when_said():
+        deadline = time.monotonic() + 30
+        while "has had no worker" not in capsys.readouterr().err:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        time.sleep(1.5)  # one repeat
+        bare_scheduler.scale(1)
+        joined.set()
+
+    helper = threading.Thread(target=join_when_said)
+    with execution.open_engine(scheduler=bare_scheduler.scheduler_address) as engine:
+        helper.start()
+        outcomes = list(engine.run(_square, None, [1, 2, 3], ()))
+    helper.join()
+    assert joined.is_set()
+    assert sorted(o.result["square"] for o in outcomes) == [1, 4, 9]
+
+
+def test_a_scheduler_without_workers_stops_the_run_when_asked(bare_scheduler, tmp_path, capsys):
+    address = bare_scheduler.scheduler_address
+    with execution.open_engine(scheduler=address, no_workers="stop") as engine:
+        with pytest.raises(execution.NoWorkers, match="0 of 3 units .* --resume"):
+            list(engine.run(_square, None, [1, 2, 3], ()))
+    out = tmp_path / "out"
+    args = ["experiments", "--scale", "tiny", "--only", "grid", "--out", str(out)]
+    assert cli.main([*args, "--scheduler", address, "--no-workers", "stop"]) == 1
+    err = capsys.readouterr().err
+    assert "has had no worker" in err and "--resume" in err
+    with pytest.raises(ValueError, match="no_workers must be one of"):
+        with execution.open_engine(no_workers="later"):
+            pass

@@ -1,6 +1,7 @@
 """Result records: atomic, validated, provenanced, never overwritten by a cheap run."""
 
 import hashlib
+import hmac
 import json
 import os
 import signal
@@ -16,11 +17,11 @@ from cotbook.book import results
 NAME = "theory_vs_simulation"
 
 
-def _save(directory, data=None, scale="book", **kw):
+def _save(directory, data=None, scale="book", config=None, **kw):
     return results.save(
         NAME,
         scale=scale,
-        config={"a": 1},
+        config=config or {"a": 1},
         data=data or {"x": [1.0, 2.5]},
         timings={"run": 0.5},
         directory=directory,
@@ -323,8 +324,8 @@ def _unit_file(ck, unit):
         ('{"unit": "a", "result": {"x": 1}}', "not a unit of a checkpoint"),
         ('{"unit": "a", "run_id"', "not valid JSON"),
         ('{"unit": "a", "unit": "a"}', "not valid JSON .*'unit' appears twice"),
-        ('{"unit": "a", "run_id": "r", "sha256": "s", "result": NaN}', "NaN is not a JSON"),
-        ('{"unit": 1, "run_id": "r", "sha256": "s", "result": 1}', "must be strings"),
+        ('{"unit": "a", "run_id": "r", "hmac": "s", "result": NaN}', "NaN is not a JSON"),
+        ('{"unit": 1, "run_id": "r", "hmac": "s", "result": 1}', "must be strings"),
     ],
 )
 @pytest.mark.slow
@@ -347,23 +348,35 @@ def test_a_damaged_unit_file_is_refused_by_name(tmp_path, text, what):
 
 @pytest.mark.slow
 def test_an_edited_or_foreign_unit_is_refused_by_name(tmp_path):
-    """Fault 4: each unit file carries its checkpoint's run id and the SHA-256 of its content;
-    an edited unit, one copied from another run of the same configuration, or one put under
-    another unit's name is refused, naming the file."""
+    """Fault 4: each unit file carries its checkpoint's run id and a hash of its content keyed
+    by the run's secret; an edited unit (also with a recomputed plain SHA-256, issue 63), one
+    copied from another run of the same configuration, or one put under another unit's name is
+    refused, naming the file."""
     with _checkpoint(tmp_path / "one") as ck:
         ck.add("a", {"x": [1.0, 2.0]})
         ck.add("b", {"x": [3.0]})
     entry = json.loads(_unit_file(ck, "a").read_text())
-    assert set(entry) == {"unit", "run_id", "sha256", "result"}
-    assert entry["run_id"] == json.loads((ck.folder / "meta.json").read_text())["run_id"]
-    assert entry["sha256"] == results.data_hash({"unit": "a", "result": {"x": [1.0, 2.0]}})
+    assert set(entry) == {"unit", "run_id", "hmac", "result"}
+    meta = json.loads((ck.folder / "meta.json").read_text())
+    assert entry["run_id"] == meta["run_id"] and len(meta["key"]) == 64
+    assert meta["key"] not in _unit_file(ck, "a").read_text()
+    keyed = hmac.new(
+        bytes.fromhex(meta["key"]),
+        results.canonical_json({"unit": "a", "run_id": meta["run_id"], "result": entry["result"]})
+        .encode(),
+        hashlib.sha256,
+    )
+    assert entry["hmac"] == keyed.hexdigest()
     original = _unit_file(ck, "a").read_text()
+    edited = dict(entry, result={"x": [1.0, 2.5]})
+    edited["hmac"] = results.data_hash({"unit": "a", "result": edited["result"]})  # unkeyed
     with _checkpoint(tmp_path / "two") as other:  # same configuration, another run
         other.add("a", {"x": [1.0, 2.0]})
     foreign = _unit_file(other, "a").read_text()
     b = _unit_file(ck, "b").read_text()
     for text, what in [
-        (original.replace("2.0", "2.5"), "does not have the SHA-256 written with it"),
+        (original.replace("2.0", "2.5"), "does not have the keyed hash"),
+        (json.dumps(edited), "does not have the keyed hash"),
         (foreign, f"belongs to the run '{json.loads(foreign)['run_id']}'"),
         (b, "holds the unit 'b', whose file is unit-b-"),
     ]:
@@ -429,26 +442,63 @@ def test_a_record_must_have_data(tmp_path):
     assert json.loads(path.read_text())["data"] == {}  # nothing written
 
 
-def test_add_data_hash_migrates_a_record_written_before_the_field(tmp_path):
-    """A record of before ``data_sha256`` is refused, naming the migration; add_data_hash adds
-    the one line save writes today and touches nothing else."""
+@pytest.mark.parametrize("missing", [("data_sha256",), ("record_sha256",), results._HASHES])
+def test_add_hashes_migrates_a_record_written_before_the_fields(tmp_path, missing):
+    """A record of before ``data_sha256`` or ``record_sha256`` is refused, naming the
+    migration; add_hashes adds the lines save writes today and touches nothing else."""
     path = _save(tmp_path, data={"x": [1.0, 2.5], "y": {"b": 1, "a": [True, None, "s"]}})
     today = path.read_bytes()
     raw = json.loads(today)
-    del raw["data_sha256"]
+    for key in missing:
+        del raw[key]
     path.write_text(json.dumps(raw, indent=1) + "\n")
-    with pytest.raises(results.ResultError, match="missing field 'data_sha256'.*add_data_hash"):
+    with pytest.raises(results.ResultError, match=f"missing field '{missing[0]}'.*add_hashes"):
         results.load(NAME, directory=tmp_path)
-    assert results.add_data_hash(path) is True
+    assert results.add_hashes(path) is True
     assert path.read_bytes() == today
-    assert results.add_data_hash(path) is False and path.read_bytes() == today
+    assert results.add_hashes(path) is False and path.read_bytes() == today
     assert results.load(NAME, directory=tmp_path).data == raw["data"]
     path.write_text(json.dumps(raw) + "\n")  # not as save lays a record out
     with pytest.raises(results.ResultError, match="not laid out as save writes"):
-        results.add_data_hash(path)
-    path.write_text(today.decode().replace("2.5", "2.6"))  # has the field: checked, kept
+        results.add_hashes(path)
+    path.write_text(today.decode().replace("2.5", "2.6"))  # has the fields: checked, kept
     with pytest.raises(results.ResultError, match="data do not have the SHA-256"):
-        results.add_data_hash(path)
+        results.add_hashes(path)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda raw: raw["config"].update(files=69),
+        lambda raw: raw["code"].update(commit="0" * 40),
+        lambda raw: raw["timings_s"].update(total=1.0),
+        lambda raw: raw.update(created="2020-01-01T00:00:00+00:00"),
+        lambda raw: raw["environment"].update(cpu="another"),
+        lambda raw: raw.update(scale="paper"),
+        lambda raw: raw.update(data_sha256=results.data_hash({"x": [9.0]}), data={"x": [9.0]}),
+    ],
+    ids=["config", "commit", "timings", "created", "environment", "scale", "data and hash"],
+)
+def test_a_record_whose_config_provenance_or_timings_were_edited_is_refused(tmp_path, edit):
+    """Issue 63: edits of a record's config (``files: 68 -> 69``), its commit, timings or time
+    loaded without complaint; every field is now covered by ``record_sha256``."""
+    path = _save(tmp_path, config={"files": 68}, data={"x": [1.0, 2.5]})
+    raw = json.loads(path.read_text())
+    assert list(raw)[-3:] == ["record_sha256", "data_sha256", "data"]
+    assert raw["record_sha256"] == results.record_hash(raw)
+    edit(raw)
+    path.write_text(json.dumps(raw, indent=1) + "\n")
+    with pytest.raises(results.ResultError, match="do not have the SHA-256 .*record_sha256"):
+        results.load(NAME, directory=tmp_path)
+
+
+def test_a_record_with_a_field_save_does_not_write_is_refused(tmp_path):
+    path = _save(tmp_path, data={"x": [1.0]})
+    raw = json.loads(path.read_text())
+    raw["note"] = "added by hand"
+    path.write_text(json.dumps(raw, indent=1) + "\n")
+    with pytest.raises(results.ResultError, match=r"unknown fields \['note'\]"):
+        results.load(NAME, directory=tmp_path)
 
 
 def test_check_writable(tmp_path):
