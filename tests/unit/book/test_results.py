@@ -564,18 +564,9 @@ def test_theory_records_name_every_module_the_engine_runs():
 RERUNS_DUE = {
     "engine_scaling": "a timing benchmark that needs a quiet machine for 1.5 h or more (its "
     "record's run took 90 min); its closure holds the Dask runner and the record writer",
-    # stale only by the words of the theory command's tau_+ row (theory.overview, in their
-    # closure); each record keeps the time its run took, so the rerun waits for a quiet machine
-    "theory_explorer": "3 min on a quiet machine; its data do not depend on the changed words",
-    "theory_benchmark": "a timing benchmark that needs a quiet machine (17 s)",
-    "attention_benchmark": "a timing benchmark that needs a quiet machine (4 min)",
     # issue 63 changed the theory engine in their closure (contour, closed_form, phases,
-    # asymptotics): the contours' torus as matrix products moves values by ~1e-14 relative
-    "stopping_maps": "1 min; rerun with issue 63 item 3 (stopping.saturation_optimum), whose "
-    "Beyond chapter reads it",
-    "ridge_depths": "3 min",
-    "attention_structure": "6 min",
-    "theory_accuracy": "4 min",
+    # asymptotics): the contours' torus as matrix products moves values by ~1e-14 relative;
+    # their simulations do not depend on it (rerunning on 2 workers, started 2026-12-07)
     "theory_vs_simulation": "70 min",
     "theory_vs_simulation_precision": "2 h",
     "attention_softmax": "3.3 h",
