@@ -11,8 +11,10 @@ outweighs all the others in the mean.
 
 As ``D -> infinity`` (sigma2 = 0 or not) the spectral radius of the simplified model's map
 tends to ``sqrt(Lambda)`` (Result 2: ``E_t ~ Lambda^t``), so the stability margin is
-``1 - sqrt(Lambda)`` (:func:`margin`); at finite ``D`` the extreme eigenvalues of the task's
-sample covariance fluctuate by ``O(D^-2/3)`` and cross a small margin.
+``1 - sqrt(Lambda)`` (:func:`cotbook.attention.versus_theory.margin`, which a chapter puts
+beside the study: this module imports no theory, so that its record stales when the study
+changes, not when the theory engine does); at finite ``D`` the extreme eigenvalues of the
+task's sample covariance fluctuate by ``O(D^-2/3)`` and cross a small margin.
 
 :class:`InstabilitySpec` is the study of the book's Figure 2 chapter: the share of unstable
 test tasks over the grid (trained linear layer, trial 0 of the Figure 2 runs, and the
@@ -30,14 +32,12 @@ import numpy as np
 from .. import _checks
 from .._threads import one_thread_unit
 from ..simulation import pretrain, simulate
-from ..theory import phases
 from . import layer
 
 __all__ = [
     "trained_maps",
     "simplified_maps",
     "spectral_radius",
-    "margin",
     "RADIUS_TOL",
     "InstabilitySpec",
     "SCALES",
@@ -88,13 +88,6 @@ def spectral_radius(maps) -> np.ndarray:
     return np.abs(np.linalg.eigvals(maps)).max(axis=-1)
 
 
-def margin(alpha, tau, sigma2) -> float:
-    """``1 - sqrt(Lambda)``: the D -> infinity distance of the simplified map's spectral radius
-    from 1 (negative in the overthinking regime), ``Lambda`` of Result 2
-    (:func:`cotbook.theory.phases.decay_rate`)."""
-    return 1.0 - math.sqrt(phases.decay_rate(alpha, tau, sigma2))
-
-
 @dataclass(frozen=True)
 class InstabilitySpec:
     """The instability study.
@@ -128,7 +121,7 @@ class InstabilitySpec:
         points = tuple(tuple(_checks.positive("points", v) for v in p) for p in self.points)
         if not points or any(len(p) != 2 or p[1] <= 1 for p in points):
             raise ValueError(
-                f"points must be (alpha, tau) pairs with tau > 1 (the margin needs Result 2), "
+                f"points must be (alpha, tau) pairs with tau > 1 (Result 2's margin needs it), "
                 f"got {self.points}"
             )
         object.__setattr__(self, "points", points)
@@ -258,7 +251,6 @@ def run_unit(spec: InstabilitySpec, unit) -> dict:
         out = {
             "trained": trained,
             "simplified": simplified,
-            "margin": margin(L / D, M / D, sigma2),
             "L": L,
             "M": M,
         }

@@ -52,6 +52,8 @@ __all__ = [
     "robust_verdict",
     "robust_summary",
     "count_ranges",
+    "softmax_regime",
+    "softmax_summary",
 ]
 
 RISE = 1.1
@@ -613,3 +615,86 @@ def count_ranges(spec, data, model, mask="history", *, statistic="mean", rules=N
         for r in rules
     ]
     return {k: (min(c[k] for c in counts), max(c[k] for c in counts)) for k in counts[0]}
+
+
+# --------------------------------------------------------------------------------------------
+# reading the softmax study (cotbook.attention.softmax_study), kept here so that the study's
+# record does not hold the theory this module imports
+# --------------------------------------------------------------------------------------------
+def _trial_mean(trials, *keys):
+    """Mean over trials of the entry ``keys`` of each trial's measurements; an overflow
+    (``None`` in the record) counts as ``inf``."""
+    values = []
+    for m in trials:
+        for k in keys:
+            m = m[k]
+        values.append(np.nan_to_num(np.asarray(m, dtype=float), nan=np.inf))
+    return np.mean(values, axis=0)
+
+
+def softmax_regime(curve, rule=RULE) -> str:
+    """:func:`regime_of_curve` of ``curve`` under ``rule``; a curve
+    that overflows (an ``inf`` error) has grown past every factor of its minimum and counts as
+    ``"overthinking"``."""
+    curve = np.asarray(curve, dtype=float)
+    if curve.ndim == 1 and curve.size >= 3 and np.any(np.isposinf(curve)):
+        return "overthinking"
+    return regime_of_curve(curve, rule)
+
+
+def softmax_summary(spec, data, *, rule=RULE, depth=10) -> list[dict]:
+    """One row per unit of the softmax study (``spec``, ``data``: its record's):
+    ``variant``, ``model``, ``L``, ``M``, ``D``; the trial means of
+    ``loss_train``, ``loss_test``, ``drift_at_truth``; ``radius_0`` (median spectral radius at
+    the first estimates) and ``radius_t`` (at the deepest Jacobian depth), ``ratio_t``,
+    ``estimate_share_t`` and ``sources_t`` at ``depth`` (history mask); ``best_t``, the depth of
+    the smallest median error; ``regimes``, :func:`softmax_regime` of the trial-mean curves under
+    ``rule``, in the order mean history, median history, mean examples, median examples; and
+    the history-mask curves ``E_median``, ``E_mean`` (``t = 0..t_max``), ``ratio`` and
+    ``estimate_share`` (``t = 0..t_max - 1``).  Overflows count as ``inf``."""
+    depth = _checks.nonneg_int("depth", depth)
+    if depth >= spec.t_max:
+        raise ValueError(f"depth must be in [0, {spec.t_max - 1}], got {depth}")
+    rows = []
+    for unit in spec.units():
+        name, model, _ = spec._parse(unit)
+        u = data["units"][unit]
+        trials = u["trials"]
+        curves = {
+            (stat, mask): _trial_mean(trials, key, mask)
+            for mask in layer.MASKS
+            for stat, key in STATISTICS.items()
+        }
+        order = [
+            ("mean", "history"),
+            ("median", "history"),
+            ("mean", "examples"),
+            ("median", "examples"),
+        ]
+        rows.append(
+            {
+                "variant": name,
+                "model": model,
+                "L": u["L"],
+                "M": u["M"],
+                "D": u["D"],
+                **{
+                    k: float(_trial_mean(trials, k))
+                    for k in ("loss_train", "loss_test", "drift_at_truth")
+                },
+                "radius_0": float(_trial_mean(trials, "probe", "radius_median")[0]),
+                "radius_t": float(_trial_mean(trials, "probe", "radius_median")[-1]),
+                "radius_depth": trials[0]["probe"]["depths"][-1],
+                **{
+                    f"{k}_t": float(_trial_mean(trials, "probe", k)[depth])
+                    for k in ("ratio", "estimate_share", "sources")
+                },
+                "best_t": int(np.argmin(curves["median", "history"])),
+                "regimes": [softmax_regime(curves[o], rule) for o in order],
+                "E_median": curves["median", "history"].tolist(),
+                "E_mean": curves["mean", "history"].tolist(),
+                "ratio": _trial_mean(trials, "probe", "ratio").tolist(),
+                "estimate_share": _trial_mean(trials, "probe", "estimate_share").tolist(),
+            }
+        )
+    return rows

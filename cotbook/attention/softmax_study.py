@@ -12,7 +12,8 @@ For each trained layer the study measures
   the attention weight on the earlier estimate tokens and the effective number of sources
   ``(sum_s |a_s|)^2 / sum_s a_s^2`` (:func:`attention_weights`; for softmax ``1 / sum a_s^2``);
 - its test error curves, mean and median over test tasks, under both masks, and their regimes
-  (:func:`cotbook.attention.regimes.regime_of_curve`, the book's rule).
+  (:func:`cotbook.attention.regimes.softmax_summary`, the book's rule; read there, so that this
+  module imports no theory and its record stales only when the study changes).
 
 A :class:`Variant` changes the protocol: any :class:`~cotbook.attention.layer.Config` setting
 (initialisation scale, steps, learning rate, ``D``, ...) and the number of CoT steps the
@@ -40,7 +41,7 @@ import torch
 
 from .. import _checks
 from .._threads import one_thread_unit
-from . import layer, regimes
+from . import layer
 from .grid import _settings, _split
 
 __all__ = [
@@ -56,11 +57,9 @@ __all__ = [
     "one_step_loss",
     "drift_at_truth",
     "probe",
-    "regime",
     "run_unit",
     "assemble",
     "run",
-    "summary",
 ]
 
 UNROLL_LOSSES = ("mean", "last")
@@ -652,84 +651,3 @@ def assemble(spec, results) -> tuple[dict, dict]:
 def run(spec) -> tuple[dict, dict]:
     """Every unit of ``spec`` in order, assembled (:func:`assemble`)."""
     return assemble(spec, {u: run_unit(spec, u) for u in spec.units()})
-
-
-# --------------------------------------------------------------------------------------------
-# reading the study
-# --------------------------------------------------------------------------------------------
-def _trial_mean(trials, *keys):
-    """Mean over trials of the entry ``keys`` of each trial's measurements; an overflow
-    (``None`` in the record) counts as ``inf``."""
-    values = []
-    for m in trials:
-        for k in keys:
-            m = m[k]
-        values.append(np.nan_to_num(np.asarray(m, dtype=float), nan=np.inf))
-    return np.mean(values, axis=0)
-
-
-def regime(curve, rule=regimes.RULE) -> str:
-    """:func:`~cotbook.attention.regimes.regime_of_curve` of ``curve`` under ``rule``; a curve
-    that overflows (an ``inf`` error) has grown past every factor of its minimum and counts as
-    ``"overthinking"``."""
-    curve = np.asarray(curve, dtype=float)
-    if curve.ndim == 1 and curve.size >= 3 and np.any(np.isposinf(curve)):
-        return "overthinking"
-    return regimes.regime_of_curve(curve, rule)
-
-
-def summary(spec, data, *, rule=regimes.RULE, depth=10) -> list[dict]:
-    """One row per unit: ``variant``, ``model``, ``L``, ``M``, ``D``; the trial means of
-    ``loss_train``, ``loss_test``, ``drift_at_truth``; ``radius_0`` (median spectral radius at
-    the first estimates) and ``radius_t`` (at the deepest Jacobian depth), ``ratio_t``,
-    ``estimate_share_t`` and ``sources_t`` at ``depth`` (history mask); ``best_t``, the depth of
-    the smallest median error; ``regimes``, :func:`regime` of the trial-mean curves under
-    ``rule``, in the order mean history, median history, mean examples, median examples; and
-    the history-mask curves ``E_median``, ``E_mean`` (``t = 0..t_max``), ``ratio`` and
-    ``estimate_share`` (``t = 0..t_max - 1``).  Overflows count as ``inf``."""
-    depth = _checks.nonneg_int("depth", depth)
-    if depth >= spec.t_max:
-        raise ValueError(f"depth must be in [0, {spec.t_max - 1}], got {depth}")
-    rows = []
-    for unit in spec.units():
-        name, model, _ = spec._parse(unit)
-        u = data["units"][unit]
-        trials = u["trials"]
-        curves = {
-            (stat, mask): _trial_mean(trials, key, mask)
-            for mask in layer.MASKS
-            for stat, key in regimes.STATISTICS.items()
-        }
-        order = [
-            ("mean", "history"),
-            ("median", "history"),
-            ("mean", "examples"),
-            ("median", "examples"),
-        ]
-        rows.append(
-            {
-                "variant": name,
-                "model": model,
-                "L": u["L"],
-                "M": u["M"],
-                "D": u["D"],
-                **{
-                    k: float(_trial_mean(trials, k))
-                    for k in ("loss_train", "loss_test", "drift_at_truth")
-                },
-                "radius_0": float(_trial_mean(trials, "probe", "radius_median")[0]),
-                "radius_t": float(_trial_mean(trials, "probe", "radius_median")[-1]),
-                "radius_depth": trials[0]["probe"]["depths"][-1],
-                **{
-                    f"{k}_t": float(_trial_mean(trials, "probe", k)[depth])
-                    for k in ("ratio", "estimate_share", "sources")
-                },
-                "best_t": int(np.argmin(curves["median", "history"])),
-                "regimes": [regime(curves[o], rule) for o in order],
-                "E_median": curves["median", "history"].tolist(),
-                "E_mean": curves["mean", "history"].tolist(),
-                "ratio": _trial_mean(trials, "probe", "ratio").tolist(),
-                "estimate_share": _trial_mean(trials, "probe", "estimate_share").tolist(),
-            }
-        )
-    return rows

@@ -14,6 +14,7 @@ Everything here reads a saved Figure 2 grid (:mod:`cotbook.attention.grid`).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -24,6 +25,7 @@ from . import regimes
 
 __all__ = [
     "E0_VARIANCE",
+    "margin",
     "theory_curve",
     "theory_floor",
     "Pair",
@@ -40,6 +42,14 @@ __all__ = [
 
 E0_VARIANCE = 2.0
 """Per-coordinate variance of ``e_0 = w - w_hat_0`` with ``w, w_hat_0 ~ N(0, I)`` independent."""
+
+
+def margin(alpha, tau, sigma2) -> float:
+    """``1 - sqrt(Lambda)``: the D -> infinity distance of the simplified map's spectral radius
+    from 1 (negative in the overthinking regime), ``Lambda`` of Result 2
+    (:func:`cotbook.theory.phases.decay_rate`); the instability study's reference
+    (:mod:`cotbook.attention.instability`)."""
+    return 1.0 - math.sqrt(phases.decay_rate(alpha, tau, sigma2))
 
 
 def theory_curve(L, M, D, t_max) -> np.ndarray:

@@ -7,6 +7,7 @@ Each function returns a :class:`Study`; its ``caption`` is what the chapter prin
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import textwrap
 from dataclasses import dataclass
@@ -326,24 +327,36 @@ def _describe_simulation(spec) -> str:
     )
 
 
+def _with_theory(study: Study | None) -> Study | None:
+    """``study`` (of the simulations) with Result 1's curve beside each panel."""
+    from ..simulation import against_theory
+
+    if study is None:
+        return None
+    return dataclasses.replace(study, data=against_theory.with_theory(study.spec, study.data))
+
+
 def simulation(scale="book") -> Study:
     """The theory-vs-simulation study (Appendix E figure): the saved record, else
-    :func:`cotbook.simulation.finite_size.run` at ``scale`` now; ``data`` is its panels."""
+    :func:`cotbook.simulation.finite_size.run` at ``scale`` now; ``data`` is its panels, each
+    with Result 1's curve as ``"theory"``
+    (:func:`cotbook.simulation.against_theory.with_theory`)."""
     from ..simulation import finite_size as fs
 
     _check_scale(scale, fs.SCALES)
     saved = _saved("theory_vs_simulation", fs.SimulationSpec.from_dict, _describe_simulation)
-    if saved is not None:
-        return saved
-    return _computed(scale, fs.SCALES[scale], fs.run, _describe_simulation)
+    if saved is None:
+        saved = _computed(scale, fs.SCALES[scale], fs.run, _describe_simulation)
+    return _with_theory(saved)
 
 
 def simulation_precision() -> Study | None:
-    """The saved precision run (20 trials at ``t <= 5``), or ``None``."""
+    """The saved precision run (20 trials at ``t <= 5``, panels with Result 1's curve, as in
+    :func:`simulation`), or ``None``."""
     from ..simulation import finite_size as fs
 
-    return _saved(
-        "theory_vs_simulation_precision", fs.SimulationSpec.from_dict, _describe_simulation
+    return _with_theory(
+        _saved("theory_vs_simulation_precision", fs.SimulationSpec.from_dict, _describe_simulation)
     )
 
 

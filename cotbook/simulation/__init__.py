@@ -5,7 +5,9 @@ Modules (each has one job):
 - :mod:`.model`       -- prompts, attention layer, readout and CoT, literally (Section 3, App. B).
 - :mod:`.pretrain`    -- the ridge objective and its minimiser A* = B C^{-1} (Eq. loss).
 - :mod:`.simulate`    -- finite-D test error E_t of the pretrained model (Eq. generalization trace).
-- :mod:`.finite_size` -- theory against simulation: the Appendix E study, unit by unit.
+- :mod:`.finite_size` -- the Appendix E study's simulations, unit by unit (no theory).
+- :mod:`.against_theory` -- Result 1's curves beside them, added when a study is read
+  (imported by name, not on this face).
 - :mod:`.first_step`  -- one CoT step at finite D, averaged exactly over the test prompt (the
   check of :mod:`cotbook.theory.finite_d`; imported by name, not on this face).
 """
@@ -15,8 +17,8 @@ import importlib
 from . import model, pretrain, simulate
 from .simulate import SimulatedCurve, simulated_curve
 
-# :mod:`.finite_size` (which imports the theory) is imported on first use, so that a
-# simulation's import closure (the producers of its record) holds no theory
+# :mod:`.finite_size` is imported on first use (it imported the theory once; the table is
+# kept as it is, since this file's code is in the closure of every simulation record)
 # (cotbook.book.results.import_closure reads this table)
 _LAZY = {"finite_size": "cotbook.simulation.finite_size"}
 

@@ -8,6 +8,11 @@ caption).
 The paper's Appendix E caption gives ``sigma = 0.01``; read as a standard deviation (as the
 authors' public code does) that is ``sigma2 = 1e-4``, the default here.  Its Figure 1 caption
 gives ``sigma^2 = 0.01`` instead; the chapter shows how much the choice matters.
+
+This module simulates only: it imports no theory, so its records stale when the simulation
+changes, not when the theory engine does.  Result 1's curve beside each panel is added by
+:mod:`cotbook.simulation.against_theory` when a study is read; the critical panel's
+``tau_c`` is tabulated (:data:`CRITICAL_TAU`, checked against the theory by the tests).
 """
 
 from __future__ import annotations
@@ -19,12 +24,12 @@ import numpy as np
 
 from .. import _checks
 from .._threads import one_thread_unit
-from ..theory import closed_form, phases
 from . import simulate
 
 __all__ = [
     "SIGMA2",
     "LAM",
+    "CRITICAL_TAU",
     "SimulationSpec",
     "SCALES",
     "MAIN_PANELS",
@@ -35,7 +40,6 @@ __all__ = [
     "relative_deviation",
     "scaling_exponent",
     "trusted_depth",
-    "noise_reading_table",
     "small_depth_table",
     "deviation_with_sem_table",
     "worst_deviation",
@@ -47,6 +51,11 @@ __all__ = [
 
 SIGMA2 = 1e-4
 LAM = 1e-5
+#: ``tau_c(2, sigma2)`` of Result 2 (:func:`cotbook.theory.phases.tau_c`), the critical
+#: panel's tau, at the label noises a study may use: the two readings of the paper's noise
+#: level (Appendix E's sigma = 0.01 as a standard deviation, and as a variance) and none.
+#: Tabulated so that the simulation imports no theory; the tests check every entry exactly.
+CRITICAL_TAU = {0.0: 3.4999999999999996, 1e-4: 3.498051818189868, 1e-2: 3.3215571947567883}
 
 
 # The panels of the paper's Appendix E figure, one per regime of Result 2.
@@ -60,13 +69,19 @@ def panels(sigma2=SIGMA2) -> dict:
     Saturation ``(0.5, 10)``: alpha < 1 and tau above tau_c(0.5); overthinking ``(2, 3)``: tau
     below tau_c(2) ~ 3.5 (the authors' public verification notebook uses alpha = 2, tau = 3);
     critical ``(2, tau_c(2, sigma2))``; exponential ``(4, 4)``; deep overthinking ``(2, 2)``:
-    far below tau_c, where finite-D errors are amplified fastest.
+    far below tau_c, where finite-D errors are amplified fastest.  ``sigma2`` must be one of
+    :data:`CRITICAL_TAU`'s.
     """
     sigma2 = _checks.nonnegative("sigma2", sigma2)
+    if sigma2 not in CRITICAL_TAU:
+        raise ValueError(
+            f"sigma2 must be one of {sorted(CRITICAL_TAU)} (where the critical panel's "
+            f"tau_c(2, sigma2) is tabulated, finite_size.CRITICAL_TAU), got {sigma2!r}"
+        )
     return {
         "saturation": (0.5, 10.0),
         "overthinking": (2.0, 3.0),
-        "critical": (2.0, float(phases.tau_c(2.0, sigma2))),
+        "critical": (2.0, CRITICAL_TAU[sigma2]),
         "exponential": (4.0, 4.0),
         "deep overthinking": (2.0, 2.0),
     }
@@ -109,6 +124,7 @@ class SimulationSpec:
         )
         object.__setattr__(self, "t_max", _checks.nonneg_int("t_max", self.t_max))
         object.__setattr__(self, "sigma2", _checks.nonnegative("sigma2", self.sigma2))
+        panels(self.sigma2)  # a noise level whose critical panel is known
         object.__setattr__(self, "lam", _checks.nonnegative("lam", self.lam))
         object.__setattr__(self, "seed", _checks.nonneg_int("seed", self.seed))
 
@@ -184,8 +200,8 @@ def run_unit(spec: SimulationSpec, unit) -> dict:
 
 def assemble(spec: SimulationSpec, results) -> tuple[dict, dict]:
     """``(panels, timings_s)`` from ``{unit: run_unit(spec, unit)}``: ``panels = {regime:
-    {"alpha", "tau", "theory", "sims": {D: {"mean", "sem", "per_trial"}}}}`` with the
-    ``D -> infinity`` curve of Result 1 (lambda = 0) as ``theory``."""
+    {"alpha", "tau", "sims": {D: {"mean", "sem", "per_trial"}}}}``
+    (:func:`cotbook.simulation.against_theory.with_theory` adds Result 1's curve)."""
     missing = [u for u in spec.units() if u not in results]
     if missing:
         raise ValueError(f"results must hold every unit of the study; missing {missing}")
@@ -193,7 +209,6 @@ def assemble(spec: SimulationSpec, results) -> tuple[dict, dict]:
         regime: {
             "alpha": a,
             "tau": tau,
-            "theory": closed_form.ridgeless_curve(a, tau, spec.sigma2, spec.t_max).tolist(),
             "sims": {},
         }
         for regime, (a, tau) in panels(spec.sigma2).items()
@@ -251,7 +266,8 @@ def trusted_depth(deviation, tol) -> int:
     return int(bad[0] - 1) if bad.size else int(deviation.size - 1)
 
 
-# --- Tables for the chapter: each returns (headers, rows) for cotbook.book.report.markdown. ---
+# --- Tables for the chapter: each returns (headers, rows) for cotbook.book.report.markdown; ---
+# --- their panels carry Result 1's curve as "theory" (against_theory.with_theory).          ---
 
 
 def _dims(panel):
@@ -260,31 +276,6 @@ def _dims(panel):
 
 def _deviation(panel, D, key="mean"):
     return relative_deviation(np.asarray(panel["sims"][D][key]), np.asarray(panel["theory"]))
-
-
-def noise_reading_table(t_max, sigma2_a=SIGMA2, sigma2_b=1e-2):
-    """How the panels change between two readings of the noise level (sigma2_a vs sigma2_b):
-    the largest relative change of the theory curve over ``t <= t_max`` and the regime under
-    each reading."""
-    rows = []
-    for regime, (alpha, tau) in panels(sigma2_a).items():
-        a = closed_form.ridgeless_curve(alpha, tau, sigma2_a, t_max)
-        b = closed_form.ridgeless_curve(alpha, tau, sigma2_b, t_max)
-        rows.append(
-            [
-                regime,
-                float(np.max(np.abs(b / a - 1))),
-                phases.regime(alpha, tau, sigma2_a),
-                phases.regime(alpha, tau, sigma2_b),
-            ]
-        )
-    headers = [
-        "panel",
-        f"max_t<={t_max} |change|",
-        f"regime ({sigma2_a:g})",
-        f"regime ({sigma2_b:g})",
-    ]
-    return headers, rows
 
 
 def small_depth_table(study_panels, t_max=5):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from cotbook.attention import grid, instability, layer
+from cotbook.attention import grid, instability, layer, versus_theory
 from cotbook.simulation import model
 from cotbook.theory import phases
 
@@ -52,8 +52,8 @@ def test_spectral_radius_and_tolerance():
 
 def test_margin_vanishes_on_the_boundary():
     tc = phases.tau_c(1.5, 0.0)
-    assert instability.margin(1.5, tc, 0.0) == pytest.approx(0.0, abs=1e-9)
-    assert instability.margin(1.5, 1.2 * tc, 0.0) > 0 > instability.margin(1.5, 0.8 * tc, 0.0)
+    assert versus_theory.margin(1.5, tc, 0.0) == pytest.approx(0.0, abs=1e-9)
+    assert versus_theory.margin(1.5, 1.2 * tc, 0.0) > 0 > versus_theory.margin(1.5, 0.8 * tc, 0.0)
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from cotbook.attention import layer
+from cotbook.attention import layer, regimes
 from cotbook.attention import softmax_study as ss
 
 CPU = torch.device("cpu")
@@ -182,7 +182,7 @@ def test_tiny_scale_end_to_end():
             assert m["loss_test"] == pytest.approx(m["E"]["history"][1], rel=1e-6)
             assert m["loss_train"] > 0 and m["drift_at_truth"] >= 0
             assert len(m["probe"]["ratio"]) == spec.t_max
-    rows = ss.summary(spec, data, depth=2)
+    rows = regimes.softmax_summary(spec, data, depth=2)
     assert [(r["variant"], r["model"]) for r in rows][:3] == [
         ("paper", "linear"),
         ("paper", "linear"),
@@ -196,10 +196,10 @@ def test_tiny_scale_end_to_end():
 
 def test_regime_counts_an_overflow_as_overthinking():
     t = np.arange(41.0)
-    assert ss.regime(2 * 0.8**t) == "decay"
+    assert regimes.softmax_regime(2 * 0.8**t) == "decay"
     curve = 2 * 0.8**t
     curve[-3:] = np.inf
-    assert ss.regime(curve) == "overthinking"
+    assert regimes.softmax_regime(curve) == "overthinking"
 
 
 def test_bad_input():
@@ -230,7 +230,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="unroll must be an integer >= 1"):
         ss.train_unrolled([c], 0)
     with pytest.raises(ValueError, match="depth must be in"):
-        ss.summary(ss.SCALES["tiny"], {"units": {}}, depth=99)
+        regimes.softmax_summary(ss.SCALES["tiny"], {"units": {}}, depth=99)
     with pytest.raises(ValueError, match="jacobian_depths must lie in"):
         ss.probe(c, p, t_max=3, jacobian_depths=(3,))
 
@@ -276,4 +276,4 @@ def test_committed_record_is_the_paper_scale():
     assert spec == ss.SCALES["paper"] and record.scale == "paper"
     assert set(record.timings_s) >= {*spec.units(), "total"}
     assert record.code["commit"] is not None and record.environment["threads"]["cpu_count"] >= 1
-    assert len(ss.summary(spec, record.data)) == len(spec.units())
+    assert len(regimes.softmax_summary(spec, record.data)) == len(spec.units())

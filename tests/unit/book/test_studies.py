@@ -6,7 +6,7 @@ import pytest
 
 from cotbook.attention import grid
 from cotbook.book import results, studies
-from cotbook.simulation import finite_size
+from cotbook.simulation import against_theory, finite_size
 
 
 @pytest.fixture
@@ -30,7 +30,9 @@ def test_simulation_study_reads_a_saved_record_or_runs_now(committed, monkeypatc
         directory=tmp_path,
     )
     study = studies.simulation()
-    assert study.data == json.loads(json.dumps(panels)) and study.spec == spec
+    read = json.loads(json.dumps(against_theory.with_theory(spec, panels)))
+    assert study.data == read and study.spec == spec  # Result 1's curves added on reading
+    assert study.record.data == json.loads(json.dumps(panels))
     assert study.caption.startswith("paper scale, read from book/results/theory_vs_simulation.json")
     assert "older code" not in study.caption
     monkeypatch.setattr(results, "source_hash", lambda modules: "0" * 16)

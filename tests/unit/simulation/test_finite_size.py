@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from cotbook import theory
-from cotbook.simulation import finite_size, simulate
+from cotbook.simulation import against_theory, finite_size, simulate
 from cotbook.theory import phases
 
 
@@ -18,11 +18,27 @@ def test_panels_cover_the_four_regimes():
     assert finite_size.panels(1e-2)["critical"][1] == pytest.approx(phases.tau_c(2.0, 1e-2))
 
 
+def test_the_tabulated_critical_taus_are_the_theory_s():
+    """The simulation imports no theory: its critical panel's tau_c is a table, each entry
+    exactly what the theory computes; another noise level is refused by name."""
+    for sigma2, tau in finite_size.CRITICAL_TAU.items():
+        assert tau == phases.tau_c(2.0, sigma2), sigma2
+    with pytest.raises(ValueError, match=r"sigma2 must be one of \[0.0, 0.0001, 0.01\]"):
+        finite_size.SimulationSpec(dims=(10,), trials=2, test_designs=1, t_max=2, sigma2=0.05)
+
+
 def test_run_is_reproducible_unit_by_unit():
     spec = finite_size.SimulationSpec(dims=(20, 30), trials=2, test_designs=1, t_max=4, seed=3)
     panels, timings = finite_size.run(spec)
+    assert all("theory" not in panel for panel in panels.values())
+    with_theory = against_theory.with_theory(spec, panels)
+    assert "theory" not in panels["overthinking"]  # left as it was
+    curve = with_theory["overthinking"]["theory"]
+    np.testing.assert_allclose(curve, theory.error_curve(2.0, 3.0, 1e-4, 4), rtol=1e-12)
+    assert {k: v for k, v in with_theory["overthinking"].items() if k != "theory"} == panels[
+        "overthinking"
+    ]
     panel = panels["overthinking"]
-    np.testing.assert_allclose(panel["theory"], theory.error_curve(2.0, 3.0, 1e-4, 4), rtol=1e-12)
     # Recompute one entry alone from its documented seed.
     seed = int(np.random.SeedSequence([3, 1, 30]).generate_state(1)[0])
     alone = simulate.simulated_curve(
@@ -47,7 +63,7 @@ def test_simulation_agrees_with_theory_at_moderate_D():
 
     A missing D/L in v_mu, or alpha instead of 1/alpha in the CoT step, fails by far.
     """
-    panels, _ = finite_size.run(
+    panels, _ = against_theory.run(
         finite_size.SimulationSpec(dims=(300,), trials=3, test_designs=2, t_max=2)
     )
     for regime, panel in panels.items():
@@ -145,7 +161,7 @@ def test_chapter_tables_on_known_deviations():
 
 
 def test_noise_reading_table():
-    headers, rows = finite_size.noise_reading_table(5)
+    headers, rows = against_theory.noise_reading_table(5)
     assert [r[0] for r in rows] == list(finite_size.panels())
     assert rows[2][2:] == ["critical", "exponential"]  # tau_c(2, 1e-4) is above tau_c(2, 1e-2)
     assert all(0 <= r[1] < 0.05 for r in rows)
