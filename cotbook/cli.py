@@ -570,7 +570,7 @@ def _add_engine_options(p) -> None:
         "--no-workers",
         choices=("wait", "stop"),
         default="wait",
-        help="when the cluster has had no worker for 20 s: say so and keep waiting, repeating "
+        help="when the cluster has had no running worker for 20 s: say so and keep waiting, repeating "
         "the count of finished units every minute (wait, the default), or stop, the finished "
         "units kept for --resume (stop)",
     )

@@ -26,8 +26,9 @@ fails twice is reported with its error, never dropped.  Every outcome carries th
 of the code that computed it, so a worker running other code is caught
 (:func:`run_study <cotbook.book.runner.run_study>` refuses its results).
 
-A cluster that has no worker for :data:`NO_WORKERS_S` seconds while units wait (a scheduler
-started without ``dask worker``, or every worker gone) is said so on standard error, with the
+A cluster that has no running worker for :data:`NO_WORKERS_S` seconds while units wait (a
+scheduler started without ``dask worker``, every worker gone, or every worker paused, e.g. over
+its memory limit) is said so on standard error, with the
 count of units done; then the run either keeps waiting and repeats the message every
 :data:`NO_WORKERS_REPEAT_S` seconds (``no_workers="wait"``, the default) or stops with
 :class:`NoWorkers`, the finished units kept for ``--resume`` (``no_workers="stop"``).
@@ -183,16 +184,20 @@ class Engine:
 
     def _idle(self, idle_since, said, done, total):
         """Nothing finished in the last poll: look at the workers.  Returns the time since
-        which the cluster has had none (``None`` while it has some) and when the run last said
-        so; says so after :data:`NO_WORKERS_S` seconds, or stops (:class:`NoWorkers`)."""
-        if self._client.nthreads():
+        which the cluster has had no running one (``None`` while it has) and when the run last
+        said so; says so after :data:`NO_WORKERS_S` seconds, or stops (:class:`NoWorkers`)."""
+        statuses = [w.get("status") for w in self._client.scheduler_info()["workers"].values()]
+        if "running" in statuses:
             return None, None
         now = time.monotonic()
         idle_since = now if idle_since is None else idle_since
         waited = now - idle_since
         if waited < NO_WORKERS_S or (said is not None and now - said < NO_WORKERS_REPEAT_S):
             return idle_since, said
-        where = f"{self.description} has had no worker for {waited:.0f} s"
+        others = len(statuses)
+        where = f"{self.description} has had no running worker for {waited:.0f} s" + (
+            f" ({others} paused or closing: over their memory limit?)" if others else ""
+        )
         count = f"{done} of {total} units of this run finished"
         if self._no_workers == "stop":
             raise NoWorkers(f"{where} ({count}); start workers and go on with --resume")

@@ -47,6 +47,7 @@ import hmac
 import importlib.metadata
 import inspect
 import json
+import math
 import os
 import platform
 import re
@@ -621,6 +622,13 @@ def _no_constant(token):
     raise ValueError(f"{token} is not a JSON number")
 
 
+def _finite_float(token):
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(f"{token} is beyond the float64 range")
+    return value
+
+
 def _unique_keys(pairs):
     out = dict(pairs)
     if len(out) != len(pairs):
@@ -632,8 +640,9 @@ def _unique_keys(pairs):
 
 def parse_json(text):
     """``json.loads(text)``, strictly: ``NaN``, ``Infinity`` and ``-Infinity`` (which Python
-    writes but JSON has not) and a key given twice in one object (of which Python would keep
-    the last, silently) raise ``ValueError``.
+    writes but JSON has not), a number beyond the float64 range (``1e400``, which Python reads
+    as infinity) and a key given twice in one object (of which Python would keep the last,
+    silently) raise ``ValueError``.
 
     >>> parse_json('{"a": [1, 2.5]}')
     {'a': [1, 2.5]}
@@ -642,7 +651,12 @@ def parse_json(text):
     ...
     ValueError: the key 'a' appears twice in one object
     """
-    return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
+    return json.loads(
+        text,
+        parse_constant=_no_constant,
+        parse_float=_finite_float,
+        object_pairs_hook=_unique_keys,
+    )
 
 
 def canonical_json(value) -> str:
@@ -1053,7 +1067,9 @@ class Checkpoint:
     and run id (a random uuid, new for each fresh run) and the run's secret ``key`` (random);
     each finished unit is one atomically written JSON file ``{"unit", "run_id", "hmac",
     "result"}``, ``hmac`` being the HMAC-SHA-256 of its unit, run id and result keyed by the
-    run's secret, so a unit edited together with a recomputed plain hash is still refused.  :class:`CheckpointError`, saying why and
+    run's secret, so a unit edited together with a recomputed plain hash is still refused
+    (the key lies in the same folder: this catches edits by hand and damage, not a forger who
+    reads ``meta.json``).  :class:`CheckpointError`, saying why and
     how to proceed, is raised for:
 
     - a checkpoint of a different configuration or code (``resume=True``), or any checkpoint
@@ -1192,8 +1208,10 @@ class Checkpoint:
         return out
 
     def add(self, unit, result) -> None:
-        """Save the finished ``unit`` (its ``result`` JSON without NaN)."""
+        """Save the finished ``unit`` (its ``result`` JSON without NaN; kept as it reads back,
+        so that its keyed hash is the one :meth:`done` computes)."""
         self._held()
+        result = _as_loaded(result, "result")
         entry = {
             "unit": unit,
             "run_id": self.meta["run_id"],

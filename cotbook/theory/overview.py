@@ -12,6 +12,7 @@ line both call it, so the numbers they show are computed once, here.
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -87,13 +88,14 @@ class Summary:
     """Result 2's ``E_inf`` (:func:`cotbook.theory.phases.error_floor`)."""
     leading_law: tuple | None
     """The term that leads ``E_t - E_inf ~ K t^power rate^t`` as ``t -> infinity``, as
-    ``(rate, power, source)`` (:func:`cotbook.theory.asymptotics.asymptotic_law`)."""
+    ``(rate, power, source, t_scale)``, ``t_scale`` the depth from which it leads
+    (:func:`cotbook.theory.asymptotics.asymptotic_law`)."""
     optimal_depth: tuple | None
     """``(t*, E_t*)`` of Result 3 (:func:`cotbook.theory.phases.optimal_depth`)."""
     optimal_depth_note: str | None = None
     """Why ``optimal_depth`` is ``None`` in the overthinking regime, where Result 3 defines it:
-    not found up to :data:`OPTIMAL_T_MAX`, or the depth whose ``E_t`` the search needs and
-    could not certify."""
+    the search's reason (the smallest ``E_t`` up to :data:`OPTIMAL_T_MAX` not certified to be
+    the minimum, or the depth whose ``E_t`` it needs and could not certify)."""
 
     @property
     def decay_rate_leads(self) -> bool | None:
@@ -124,7 +126,8 @@ class Summary:
             "decay_rate": self.decay_rate,
             "decay_rate_leads": self.decay_rate_leads,
             "error_floor": self.error_floor,
-            "leading_law": law and dict(zip(("rate", "power", "source"), law, strict=True)),
+            "leading_law": law
+            and dict(zip(("rate", "power", "source", "t_scale"), law, strict=True)),
             "optimal_depth": best and {"t": best[0], "E_t": best[1]},
             "optimal_depth_note": self.optimal_depth_note,
             "notes": {key: note for key, _, note in self._rows()},
@@ -178,7 +181,7 @@ class Summary:
             _regime_row(self.regime, self.leading_law),
             _rate_row(self.decay_rate, self.leading_law),
             _floor_row(self.error_floor, self.regime),
-            _law_row(self.leading_law),
+            _law_row(self.leading_law, self.regime),
             _optimal_row(self.optimal_depth, self.optimal_depth_note),
         ]
 
@@ -222,12 +225,22 @@ def _floor_row(floor, regime):
     return ("E_inf", "-", "Result 2's floor does not apply at tau = tau_+")
 
 
-def _law_row(law):
+def _law_row(law, regime):
     if law is None:
         return ("leading", "-", "the leading term of E_t - E_inf could not be resolved here")
-    rate, power, source = law
-    lhs = "E_t" if source == asymptotics.DOUBLE_POLE else "E_t - E_inf"  # no E_inf there
-    return ("leading", f"{rate:.8g}", f"{lhs} ~ K t^{power:g} rate^t: {source}")
+    rate, power, source, t_scale = law
+    lhs = "E_t" if regime == "overthinking" else "E_t - E_inf"  # growing: no E_inf to subtract
+    note = f"{lhs} ~ K t^{power:g} rate^t: {source}"
+    if t_scale >= _LATE_LAW:
+        note += (
+            f"; its derivation vouches for it only from t ~ {t_scale:.2g} on (other terms may "
+            "decide the curve before)"
+        )
+    return ("leading", f"{rate:.8g}", note)
+
+
+#: ``t_scale`` from which the leading-law row says how late the law may take over.
+_LATE_LAW = 1000.0
 
 
 def _optimal_row(best, refused):
@@ -235,11 +248,12 @@ def _optimal_row(best, refused):
         return ("t*", str(best[0]), f"Result 3's optimal depth, E_t* = {best[1]:.10g}")
     if refused is None:
         return ("t*", "-", "Result 3's optimal depth is defined in the overthinking regime only")
-    shown = f"> {OPTIMAL_T_MAX}" if refused == _NOT_FOUND else "-"
+    falls = re.fullmatch(_STILL_FALLS.format(t=r"(\d+)").replace("*", r"\*"), refused)
+    shown = f">= {falls[1]}" if falls else "-"
     return ("t*", shown, f"Result 3's optimal depth: {refused}")
 
 
-_NOT_FOUND = "not found up to here"
+_STILL_FALLS = "E_t still falls at t = {t}, so t* >= {t}"
 
 
 def _depths(t, lam):
@@ -326,7 +340,7 @@ def phase_point(alpha, tau, sigma2) -> PhasePoint:
             floor = None
     try:
         law = phases.asymptotic_law(alpha, tau, sigma2)
-        law = (float(law.rate), float(law.power), law.source)
+        law = (float(law.rate), float(law.power), law.source, float(law.t_scale))
     except (ArithmeticError, ValueError):  # no contour near alpha = 1, tau = 1
         law = None
     rate = float(phases.decay_rate(alpha, tau, sigma2))
@@ -344,8 +358,10 @@ def _phase_fields(alpha, tau, sigma2):
         t_star, e_star = phases.optimal_depth(
             alpha, tau, sigma2, t_max=OPTIMAL_T_MAX, method="fast"
         )
-    except phases.MinimumNotReached:
-        return (*point, None, _NOT_FOUND)
+    except phases.MinimumNotReached as err:
+        if err.at_least is not None:  # E_t still falls at the last depth: t* lies there or later
+            return (*point, None, _STILL_FALLS.format(t=err.at_least))
+        return (*point, None, f"not certified: {err}")
     except (ValueError, ArithmeticError) as err:  # the curve it needs is not certified
         needs = f"the search needs E_t at every depth up to {OPTIMAL_T_MAX}"
         return (*point, None, f"not certified: {needs}, and {err}")

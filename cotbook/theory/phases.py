@@ -73,7 +73,12 @@ REGIMES = ("overthinking", "critical", "exponential", "saturation")
 
 
 class MinimumNotReached(ValueError):
-    """:func:`optimal_depth` found no certified global minimum up to its ``t_max``."""
+    """:func:`optimal_depth` found no certified global minimum up to its ``t_max``;
+    ``at_least`` is that depth where E_t was still falling there (so t* >= it), else ``None``."""
+
+    def __init__(self, message, at_least=None):
+        super().__init__(message)
+        self.at_least = at_least
 
 
 def _ps(alpha, sigma2):
@@ -201,7 +206,9 @@ def error_floor(alpha, tau, sigma2):
             "exceeds 1) and Result 2's floor does not apply; it applies for tau > tau_+ "
             "(phases.tau_stable)"
         )
-    if alpha < 1.0 and tau >= tc:
+    # within rtol below tau_c (and tau_c the boundary) :func:`regime` says "critical": the
+    # limit is the floor there too
+    if alpha < 1.0 and (tau >= tc or (tp < tc and tau >= tc * (1.0 - CRITICAL_RTOL))):
         return (1.0 - alpha) * (tau - 1.0) / (tau - 2.0 - s)
     return 0.0
 
@@ -358,7 +365,8 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8, method="auto"):
     (:func:`cotbook.theory.closed_form.ridgeless_curve` with ``method``, certified to
     ``rtol``, default 1e-8: ample to order the values, and certifiable by float64 to larger
     depths than 1e-10) with T doubling from 64 up to ``t_max``; accept the argmin t* once
-    T >= 2 t* + 32 and E_t is strictly increasing on [t*, T] with the last ratio
+    T >= 2 t_r + 32, E_t strictly increasing on [t_r, T] (t_r >= t*: the curve may dip and
+    rise before its final rise) with the last ratio
     E_T/E_{T-1} within 1e-3 (relative) of the growth law's (Lambda, or T/(T - 1) for linear
     growth), so that the asymptotics guarantee no later minimum.  The growth law is
     E_t ~ K t^-1/2 Lambda^t with Lambda > 1 the larger saddle rate (the paper's Lambda, or
@@ -397,15 +405,15 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8, method="auto"):
         if beyond:
             E = E[: int(np.argmax(~np.isfinite(E)))]
         ts = int(np.argmin(E))
-        tail = E[ts:]
         last = E.size - 1
+        falls = np.nonzero(np.diff(E) <= 0)[0]
+        rise = int(falls[-1]) + 1 if falls.size else 0  # E_t strictly increases on [rise, T]
         # the ratio of the law at T: Lambda (its t^-1/2 is within the tolerance where the test
         # passes), or (T / (T - 1)) for the linear growth on the double pole
         expected = (last / (last - 1)) ** power if power > 0 and last > 1 else lam
         if (
-            last >= 2 * ts + 32
+            last >= 2 * rise + 32
             and last > 2 * t_mono
-            and np.all(np.diff(tail) > 0)
             and abs(E[-1] / E[-2] / expected - 1.0) < 1e-3 * max(1.0, math.log(lam) * last)
         ):
             return ts, float(E[ts])
@@ -416,9 +424,19 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8, method="auto"):
                 "certified"
             )
         if T >= t_max:
+            if last < 2 * rise + 32:
+                why = f"E_t falls until t = {rise}, too late to be sure it then only rises"
+            elif last <= 2 * t_mono:
+                why = (
+                    f"E_t rises from t = {rise} to {last}, but the growth law rules out a "
+                    f"later minimum only from t ~ {2 * t_mono:.2g} on"
+                )
+            else:
+                why = f"E_{last} / E_{last - 1} is not yet the growth law's ratio"
             raise MinimumNotReached(
-                f"could not certify the global minimum of E_t for t <= t_max={t_max}; "
-                "increase t_max"
+                f"the smallest E_t for t <= {last} is E_{ts} = {float(E[ts]):.10g}, not "
+                f"certified to be the global minimum ({why}); increase t_max",
+                at_least=last if ts == last else None,
             )
         T *= 2
 

@@ -95,7 +95,7 @@ def test_summary_gathers_results_1_to_3(regime):
     assert s.tau_c == phases.tau_c(alpha, sigma2)
     assert s.decay_rate == phases.decay_rate(alpha, tau, sigma2)
     law = phases.asymptotic_law(alpha, tau, sigma2)
-    assert s.leading_law == (law.rate, law.power, law.source)
+    assert s.leading_law == (law.rate, law.power, law.source, law.t_scale)
     if regime == "overthinking":
         assert s.error_floor is None and s.optimal_depth == phases.optimal_depth(alpha, tau, sigma2)
     else:
@@ -121,7 +121,7 @@ def test_summary_numbers():
 def test_summary_near_tau_c_reports_the_optimal_depth_as_not_found():
     s = theory.summary(2.0, 3.32, 0.01, 1)  # t* ~ C_t/(tau_c - tau) lies beyond 1024
     assert s.regime == "overthinking" and s.optimal_depth is None
-    assert f"> {overview.OPTIMAL_T_MAX}" in str(s)
+    assert f"so t* >= {overview.OPTIMAL_T_MAX}" in str(s)
 
 
 @pytest.mark.slow

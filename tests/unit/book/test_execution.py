@@ -632,9 +632,9 @@ def test_the_no_worker_wait_is_within_the_issue_s_30_seconds():
         [sys.executable, "-m", "cotbook", "experiments", "--help"],
         capture_output=True, text=True, cwd=ROOT, check=True,
     ).stdout
-    assert f"no worker for {execution.NO_WORKERS_S} s" in " ".join(parser_help.split())
+    assert f"no running worker for {execution.NO_WORKERS_S} s" in " ".join(parser_help.split())
     chapter = " ".join((ROOT / "book" / "long_runs.md").read_text().split())
-    assert f"without a worker for {execution.NO_WORKERS_S} s" in chapter
+    assert f"without a running worker for {execution.NO_WORKERS_S} s" in chapter
 
 
 def test_a_scheduler_without_workers_is_said_and_waited_for(bare_scheduler, capsys):
@@ -646,7 +646,7 @@ def test_a_scheduler_without_workers_is_said_and_waited_for(bare_scheduler, caps
 
     def join_when_said():
         deadline = time.monotonic() + 30
-        while "has had no worker" not in capsys.readouterr().err:
+        while "has had no running worker" not in capsys.readouterr().err:
             assert time.monotonic() < deadline
             time.sleep(0.1)
         time.sleep(1.5)  # one repeat
@@ -671,7 +671,32 @@ def test_a_scheduler_without_workers_stops_the_run_when_asked(bare_scheduler, tm
     args = ["experiments", "--scale", "tiny", "--only", "grid", "--out", str(out)]
     assert cli.main([*args, "--scheduler", address, "--no-workers", "stop"]) == 1
     err = capsys.readouterr().err
-    assert "has had no worker" in err and "--resume" in err
+    assert "has had no running worker" in err and "--resume" in err
     with pytest.raises(ValueError, match="no_workers must be one of"):
         with execution.open_engine(no_workers="later"):
             pass
+
+
+def test_a_cluster_whose_only_worker_is_paused_is_said_so(bare_scheduler):
+    """A worker over its memory limit pauses and runs nothing: no running worker (the
+    referee's `dask worker --memory-limit 20MB` waited silently)."""
+    from distributed.core import Status
+
+    bare_scheduler.scale(1)
+    bare_scheduler.wait_for_workers(1)
+    (worker,) = bare_scheduler.workers.values()
+    bare_scheduler.loop.add_callback(
+        bare_scheduler.scheduler.handle_worker_status_change,
+        status="paused",
+        worker=worker.address,
+        stimulus_id="test-pause",
+    )
+    deadline = time.monotonic() + 10
+    while {ws.status for ws in bare_scheduler.scheduler.workers.values()} != {Status.paused}:
+        assert time.monotonic() < deadline, "the worker did not pause"
+        time.sleep(0.05)
+    with execution.open_engine(
+        scheduler=bare_scheduler.scheduler_address, no_workers="stop"
+    ) as engine:
+        with pytest.raises(execution.NoWorkers, match=r"no running worker .*\(1 paused"):
+            list(engine.run(_square, None, [1, 2], ()))

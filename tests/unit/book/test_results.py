@@ -388,6 +388,8 @@ def test_an_edited_or_foreign_unit_is_refused_by_name(tmp_path):
     _unit_file(ck, "a").write_text(original)
     with _checkpoint(tmp_path / "one", resume=True) as again:
         assert again.done() == {"a": {"x": [1.0, 2.0]}, "b": {"x": [3.0]}}
+        again.add("c", {1: (2.0, 3)})  # integer keys and tuples: kept as JSON reads them back
+        assert again.done()["c"] == {"1": [2.0, 3]}
 
 
 def test_a_record_whose_data_were_edited_is_refused(tmp_path):
@@ -413,8 +415,9 @@ def test_a_record_whose_data_were_edited_is_refused(tmp_path):
         (lambda t: t.replace("2.5", "NaN"), "NaN is not a JSON number"),
         (lambda t: t.replace("2.5", "-Infinity"), "-Infinity is not a JSON number"),
         (lambda t: t.replace("1.0", "Infinity"), "Infinity is not a JSON number"),
+        (lambda t: t.replace("2.5", "1e400"), "1e400 is beyond the float64 range"),
     ],
-    ids=["duplicate key in data", "duplicate field", "NaN", "-Infinity", "Infinity"],
+    ids=["duplicate key in data", "duplicate field", "NaN", "-Infinity", "Infinity", "1e400"],
 )
 def test_non_json_numbers_and_duplicate_keys_are_refused(tmp_path, edit, what):
     """Fault 5: Python's json reads NaN/Infinity and keeps the last of two equal keys; a

@@ -7,32 +7,44 @@ E_t - E_inf, :func:`cotbook.theory.asymptotics.asymptotic_law`), the floor E_inf
 ``None`` where E_t has no limit), the leading law ``K t^power rate^t`` and whether Result 2's
 Lambda is its rate (``decay_rate_leads``).
 
-What contradicts the curve, with thresholds from the theory's own scales.  Between two depths
-t1 < t2 the law predicts log|E_t - E_inf| to change by ``Delta = (t2 - t1) log(rate) + power
-log(t2 / t1)``; the pair is *decisive* where ``|Delta| >= DELTA_MIN = log 2`` (the law predicts
-at least a doubling or a halving; the slowest approach it allows, t^-1/2 on a boundary, gives
-|Delta| = 1.15 per decade, so every boundary pair of decades is decisive).  The law leads from
-its own depth scale ``t_scale`` on; before it only its direction is claimed.  With
-``theta = THETA = 1/4`` where ``t1 >= t_scale`` and ``theta = 0`` before, on a decisive pair:
+What contradicts the curve, with thresholds from the theory's own scales.  The labels are
+statements about t -> infinity: the regime and the leading law ``K t^power rate^t``, which
+leads from its depth scale ``t_scale`` on (an order of magnitude: ``1/log(rate/next rate)``,
+blind to the constants' ratio).  So the curve is judged only where ``t1 >= SCALE t_scale``
+(``SCALE = 10``: "t >> t_scale"), and, first, the printed rows must agree with each other: a
+growing regime beside a law that does not grow (rate above ``1 + RATE_TOL``, or rate 1 with a
+positive power; ``RATE_TOL = 1e-8`` covers the boundary band of ``phases.regime``, rtol 1e-9
+in tau), or the reverse, is a contradiction.  Between two depths t1 < t2 the law predicts
+log|E_t - E_inf| to change by ``Delta = (t2 - t1) log(rate) + power log(t2 / t1)``; the pair is
+*decisive* where ``|Delta| >= DELTA_MIN = log 2`` (the law predicts at least a doubling or a
+halving; the slowest approach it allows, t^-1/2 on a boundary, gives |Delta| = 1.15 per
+decade).  With ``theta = THETA = 1/4``, on a decisive pair:
 
 * a growing label ("overthinking") is contradicted if log(E_t2 / E_t1) < theta Delta
-  (the curve grows by less than a quarter of the law's log-growth; before t_scale, it
-  decays);
+  (the curve grows by less than a quarter of the law's log-growth); pairs where its law still
+  falls (Delta < 0, before the law's own minimum) claim no growth yet and are not judged;
 * a converging label ("critical", "saturation", "exponential") with floor F (0 for
   "exponential") is contradicted if |E_t2 - F| > max(e^(theta Delta) |E_t1 - F|, ETA F):
-  the distance to the floor does not shrink by a quarter of the law's log-factor (before
-  t_scale: grows) and is not within ETA = 1e-6 of it (100 times the relative accuracy the
-  values are certified to).  A floor off by more than ETA is caught there: the distance stops
-  shrinking.
+  the distance to the floor does not shrink by a quarter of the law's log-factor and is not
+  within ETA = 1e-6 of it (100 times the relative accuracy the values are certified to).  A
+  floor off by more than ETA is caught there: the distance stops shrinking.
 
-Where the law leads, the curve's log-change is 0.52 of the law's at one point of the 500
-((1.09, 13.1, 0.0033) between t = 100 and 1000) and above 0.94 at every other: THETA = 1/4
-leaves room on both sides.
+How the thresholds were chosen, and checked on points they were not chosen on: THETA and
+the first rule (judged from ``t_scale`` on, and before it the direction) were set on the 500
+points of seed 63; a referee then drew 4000 fresh points (seeds 1-8) and found 11 flagged,
+every one a label right as t -> infinity on a curve not yet in its law's regime at t <= 10^4
+(t_scale underestimates where the next term's constant is large), or a growing law judged
+where it still falls.  The rule above (SCALE, the Delta < 0 exemption, the consistency check)
+was set then, on those 4500 points (0 flagged; SCALE 3 flags one, SCALE 1 one); the test
+runs it on seed 2063, drawn after (0 flagged, measured before it was committed), and
+:func:`test_the_verdicts_survive_other_thresholds` on other SCALE, THETA, DELTA_MIN and ETA.
+What the rule cannot see: a label whose law leads only beyond t = 10^4 (no pair is judged
+there), which is why the command prints ``t_scale`` beside the law.
 
-``decay_rate_leads`` is contradicted if it is true and Lambda is not the law's rate, or if
-Lambda > 1 disagrees with a growing label.  The test shows the verdicts survive other
-thresholds (THETA 1/8 and 1/2, DELTA_MIN log 10, ETA 1e-7 and 1e-5) and that they have
-teeth: a floor moved by 1e-4, or a wrong regime, is contradicted at most points.
+``decay_rate_leads`` is contradicted if it is true and Lambda is not the law's rate.  The test
+shows the verdicts survive other thresholds (THETA 1/8 and 1/2, DELTA_MIN log 10, ETA 1e-7
+and 1e-5, SCALE 3 and 30) and that they have teeth: a floor moved by 1e-4 is contradicted at
+half the saturation points or more, a wrong regime at most points.
 """
 
 import math
@@ -48,6 +60,9 @@ DEPTHS = (100, 1000, 10_000)
 RTOL = 1e-8  # accuracy of the curve's values
 DELTA_MIN = math.log(2.0)
 THETA = 0.25
+SCALE = 10.0
+RATE_TOL = 1e-8
+SEED = 2063
 ETA = 100 * RTOL
 BALL_T_MAX = 1000  # the ball reference costs about a second there, half a minute at 10^4
 N_POINTS = 500
@@ -104,24 +119,34 @@ def _log_distance(log_e, floor):
     return math.log(gap) if gap > 0 else -math.inf
 
 
-def contradictions(m: Measured, *, theta=THETA, delta_min=DELTA_MIN, eta=ETA, regime=None):
+def _law_grows(law) -> bool:
+    """Whether ``K t^power rate^t`` grows without bound (rate 1 within RATE_TOL)."""
+    on_one = abs(law.rate - 1.0) <= RATE_TOL
+    return (law.rate > 1.0 and not on_one) or (on_one and law.power > 0)
+
+
+def contradictions(
+    m: Measured, *, theta=THETA, delta_min=DELTA_MIN, eta=ETA, scale=SCALE, regime=None
+):
     """The labels of ``m`` the curve contradicts (module docstring), as strings, and the number
     of decisive pairs of depths.  ``regime`` overrides the label (to show the rule's teeth)."""
     regime = m.label.regime if regime is None else regime
     floor = m.label.error_floor
     out, decisive = [], 0
+    if (regime in GROWING) != _law_grows(m.law):
+        out.append(f"{regime} beside the leading law rate {m.law.rate}, power {m.law.power}")
     leads = "negative saddle" in m.law.source
     if leads and m.label.decay_rate != pytest.approx(m.law.rate, rel=1e-12):
         out.append(f"Lambda = {m.label.decay_rate} said to lead, the law's rate is {m.law.rate}")
-    if leads and (m.label.decay_rate > 1.0) != (regime in GROWING):
-        out.append(f"Lambda = {m.label.decay_rate} leads but the regime is {regime}")
     ts = sorted(m.log_E)
     for t1, t2 in zip(ts, ts[1:], strict=False):
+        if t1 < scale * m.law.t_scale:
+            continue  # the law does not lead yet: the labels say nothing about these depths
         delta = (t2 - t1) * math.log(m.law.rate) + m.law.power * math.log(t2 / t1)
-        if abs(delta) < delta_min:
+        if abs(delta) < delta_min or (regime in GROWING and delta < 0):
             continue
         decisive += 1
-        claimed = theta * delta if t1 >= m.law.t_scale else 0.0
+        claimed = theta * delta
         if regime in GROWING:
             grown = m.log_E[t2] - m.log_E[t1]
             if grown < claimed:
@@ -139,8 +164,8 @@ def contradictions(m: Measured, *, theta=THETA, delta_min=DELTA_MIN, eta=ETA, re
 
 def _random_points(n):
     """alpha log-uniform in [0.1, 10], sigma2 up to 10, tau on both sides of the boundary
-    (:func:`theory_points.random_points`), seed 63."""
-    return theory_points.random_points(n, 63)[0]
+    (:func:`theory_points.random_points`), seed 2063 (module docstring)."""
+    return theory_points.random_points(n, SEED)[0]
 
 
 @pytest.fixture(scope="module")
@@ -163,21 +188,27 @@ def test_no_label_contradicts_the_curve_at_500_random_points(random_points):
         f"{ball_used} values from the ball reference, {skipped} depths skipped"
     )
     assert not found, report + "\n" + "\n".join(found[:20])
-    # the rule decided nearly everywhere, with every regime but the boundary's represented
-    assert decisive >= 1.8 * N_POINTS, report
+    # the rule decided at most points (where t_scale > 1000 it cannot: the law leads beyond
+    # 10^4), with every regime but the boundary's represented
+    assert decisive >= 0.9 * N_POINTS, report
     assert min(regimes[r] for r in ("overthinking", "saturation", "exponential")) >= 50, report
     assert skipped <= 0.02 * 3 * N_POINTS, report
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "theta, delta_min, eta",
-    [(0.125, DELTA_MIN, ETA), (0.5, DELTA_MIN, ETA), (THETA, math.log(10.0), ETA)]
-    + [(THETA, DELTA_MIN, 1e-7), (THETA, DELTA_MIN, 1e-5)],
+    "theta, delta_min, eta, scale",
+    [(0.125, DELTA_MIN, ETA, SCALE), (0.5, DELTA_MIN, ETA, SCALE)]
+    + [(THETA, math.log(10.0), ETA, SCALE), (THETA, DELTA_MIN, 1e-7, SCALE)]
+    + [(THETA, DELTA_MIN, 1e-5, SCALE), (THETA, DELTA_MIN, ETA, 3.0), (THETA, DELTA_MIN, ETA, 30.0)],
 )
-def test_the_verdicts_survive_other_thresholds(random_points, theta, delta_min, eta):
+def test_the_verdicts_survive_other_thresholds(random_points, theta, delta_min, eta, scale):
+    """Stricter (THETA 1/2, ETA 1e-7, SCALE 3) and looser thresholds.  On the referee's seeds
+    1-8, SCALE 3 flags one point and THETA 1/2 another (module docstring): labels right as
+    t -> infinity on curves not in their law's regime by t = 10^4."""
     for m in random_points:
-        assert contradictions(m, theta=theta, delta_min=delta_min, eta=eta)[0] == [], m.point
+        got = contradictions(m, theta=theta, delta_min=delta_min, eta=eta, scale=scale)[0]
+        assert got == [], m.point
 
 
 WRONG = {"overthinking": "exponential", "exponential": "overthinking", "saturation": "exponential"}
@@ -191,17 +222,17 @@ def _wrong(m: Measured) -> Measured:
 
 @pytest.mark.slow
 def test_the_rule_catches_a_wrong_label(random_points):
-    """The rule has teeth: a floor moved by 1e-4 (relative) is contradicted at 4 saturation
-    points out of 5 at least (the others approach their floor so slowly, t_scale > 1000, that
-    only E_t beyond 10^4 would tell), and a wrong regime at 19 points out of 20."""
+    """The rule has teeth: a floor moved by 1e-4 (relative) is contradicted at half the
+    saturation points at least (at the others the law leads only beyond t = 1000, where one
+    pair of depths or none is judged), and a wrong regime at 17 points out of 20."""
     saturated = [m for m in random_points if m.label.regime == "saturation"]
     moved = [
         m._replace(label=m.label._replace(error_floor=m.label.error_floor * (1 + 1e-4)))
         for m in saturated
     ]
-    assert sum(bool(contradictions(m)[0]) for m in moved) >= 0.8 * len(saturated)
+    assert sum(bool(contradictions(m)[0]) for m in moved) >= 0.5 * len(saturated)
     wrong = sum(bool(contradictions(_wrong(m))[0]) for m in random_points)
-    assert wrong >= 0.95 * len(random_points)
+    assert wrong >= 0.85 * len(random_points)
 
 
 BOUNDARY = [
@@ -241,5 +272,7 @@ def test_no_label_contradicts_the_curve_on_the_boundaries(alpha, tau, sigma2, re
     At tau = tau_+ the contours do not apply (two poles meet): the ball enclosure gives E_t."""
     m = measure(alpha, tau, sigma2, (100, 1000))
     assert m.label.regime == regime
-    bad, decisive = contradictions(m)
+    # judged from t = 100 whatever t_scale says: on the boundary its estimate is no guide
+    # ((2, 2, 1): 2e31, where the Result 2 chapter's table shows the law at t = 100 already)
+    bad, decisive = contradictions(m, scale=0.0)
     assert not bad and decisive == 1, (m.log_E, m.law)
