@@ -186,7 +186,8 @@ class Engine:
         """Nothing finished in the last poll: look at the workers.  Returns the time since
         which the cluster has had no running one (``None`` while it has) and when the run last
         said so; says so after :data:`NO_WORKERS_S` seconds, or stops (:class:`NoWorkers`)."""
-        statuses = [w.get("status") for w in self._client.scheduler_info()["workers"].values()]
+        workers = self._client.scheduler_info(n_workers=-1)["workers"]  # all, not the first 5
+        statuses = [w.get("status") for w in workers.values()]
         if "running" in statuses:
             return None, None
         now = time.monotonic()

@@ -282,3 +282,15 @@ def test_mp_mass_is_min_alpha_one():
         assert phases.mp_mass(a) == pytest.approx(min(a, 1.0), rel=1e-9)
     with pytest.raises(ValueError, match=r"alpha must be a finite number in \[1e-12, 1e\+12\]"):
         phases.mp_mass(0.0)
+
+
+def test_the_floor_in_the_boundary_band_is_the_floor():
+    """Within phases.regime's band just below tau_c (alpha < 1, low noise) the regime is
+    "critical" and the limit the floor (it printed 0 there); just below the noise threshold,
+    where tau_+ lies inside the band, tau < tau_+ keeps the paper's 0 (a referee found -5e8)."""
+    tau = 5.29898759032888  # tau_c(0.5, 0.01) (1 - 1e-10)
+    assert tau < phases.tau_c(0.5, 0.01) and phases.regime(0.5, tau, 0.01) == "critical"
+    floor = phases.error_floor(0.5, tau, 0.01)
+    assert floor == pytest.approx(0.5 * (tau - 1) / (tau - 2.01), rel=1e-15)
+    assert floor == pytest.approx(theory.errors_at(0.5, tau, 0.01, [1000])[0], rel=2e-3)
+    assert phases.error_floor(0.5, 2.2135254902296086, 0.21352549134889567) == 0.0
