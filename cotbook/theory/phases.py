@@ -323,7 +323,7 @@ def regime(alpha, tau, sigma2, *, rtol=CRITICAL_RTOL):
     ['overthinking', 'saturation', 'exponential']
     >>> regime(2.0, 1.83594, 1.0)   # tau > tau_c = 1.41, but tau < tau_+ = 2
     'overthinking'
-    >>> regime(0.5, 3.0, 1.0), regime(2.0, 2.0, 1.0)   # on tau_+: E_t ~ t/10; ~ t^-1/2
+    >>> regime(0.5, 3.0, 1.0), regime(2.0, 2.0, 1.0)  # on tau_+
     ('overthinking', 'critical')
     """
     alpha, s = _ps(alpha, sigma2)
