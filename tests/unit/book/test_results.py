@@ -581,10 +581,6 @@ RERUNS_DUE = {
     "attention_benchmark": "a timing benchmark that needs a quiet machine (4 min); its run "
     "of 2026-12-07 shared the machine with other runs (softmax_literal_s 213 s against 90 s "
     "quiet), so the quiet record of the code before the long runs left the theory stays",
-    # the long runs no longer hold the theory (issue 63); their reruns with the code that
-    # says so were started 2026-12-07, their simulations unchanged by it
-    "attention_softmax": "80 min on 2 workers",
-    "attention_instability": "2.4 h on 2 workers",
 }
 
 
