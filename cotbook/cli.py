@@ -54,6 +54,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import signal
 import sys
 import time
 from pathlib import Path
@@ -62,6 +63,9 @@ from . import __version__
 from .book import results
 
 CHAPTER_BUDGET_S = 180.0
+#: CPU seconds a ``theory`` call may spend before it refuses (issue 63: every call answers or
+#: refuses within 10 s on one core)
+THEORY_BUDGET_S = 7.0
 # ``experiments --only`` names; the last four (the authors' protocol) run only when named
 _EXPERIMENTS = (
     "grid sensitivity instability softmax lottery protocol recheck side_by_side their_draws"
@@ -130,11 +134,42 @@ def _depth(text):
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
 
 
+class _OverBudget(BaseException):  # not an Exception: no handler in the engine swallows it
+    pass
+
+
+def _over_budget(signum, frame):
+    raise _OverBudget
+
+
+def _within_cpu_budget(seconds, call):
+    """``call()`` stopped with :class:`_OverBudget` once this process has spent ``seconds``
+    of CPU time on it (``ITIMER_PROF``: a busy machine slows the wall clock, not this)."""
+    previous = signal.signal(signal.SIGPROF, _over_budget)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        return call()
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
 def _theory(args) -> int:
     from .theory import LAM_RTOL, AccuracyError, summary
 
+    def ask():
+        return summary(args.alpha, args.tau, args.sigma2, args.t, lam=args.lam)
+
     try:
-        point = summary(args.alpha, args.tau, args.sigma2, args.t, lam=args.lam)
+        point = _within_cpu_budget(args.budget, ask)
+    except _OverBudget:
+        depths = ", ".join(map(str, sorted(set(args.t))))
+        raise SystemExit(
+            f"cotbook theory: E_t at (alpha={args.alpha:g}, tau={args.tau:g}, "
+            f"sigma2={args.sigma2:g}, lam={args.lam:g}) for t = {depths}: not answered within "
+            f"the {args.budget:g} s budget of CPU time (ask for fewer or shallower depths, or "
+            "give --budget SECONDS)"
+        ) from None
     except AccuracyError as err:
         hint = ""
         if args.lam > 0:
@@ -144,7 +179,8 @@ def _theory(args) -> int:
                 f" (the lam > 0 curve is certified to {LAM_RTOL:g} relative + 1e-12 absolute; "
                 f"here it is certified for {deepest}: ask for those)"
             )
-        raise SystemExit(f"cotbook theory: {err}{hint}") from None
+        asked = ", ".join(map(str, sorted(set(args.t))))
+        raise SystemExit(f"cotbook theory: for t = {asked}: {err}{hint}") from None
     if args.json:
         print(json.dumps({**point.to_dict(), "cotbook_version": __version__}, indent=2))
     elif args.csv:
@@ -611,6 +647,14 @@ def _add_theory(sub) -> None:
     p.add_argument("--lam", type=_number, default=0.0, help="ridge (default: %(default)s)")
     p.add_argument(
         "--t", type=_depth, nargs="+", required=True, metavar="T", help="CoT depth(s), >= 0"
+    )
+    p.add_argument(
+        "--budget",
+        type=_positive_float,
+        default=THEORY_BUDGET_S,
+        metavar="SECONDS",
+        help="CPU seconds the command may spend before it refuses, naming the depths asked "
+        "(default: %(default)s)",
     )
     form = p.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="one JSON object")

@@ -417,7 +417,7 @@ def test_theory_command_reports_an_uncertified_depth(monkeypatch, capsys):
     with pytest.raises(SystemExit) as err:
         cli.main(_theory_args(("2", "3", "0.01"), ["100"], "--lam", "0.1"))
     assert err.value.code == (
-        "cotbook theory: ridge_curve: E_69 at (...) is known to +-7e-12 (the lam > 0 curve is "
+        "cotbook theory: for t = 100: ridge_curve: E_69 at (...) is known to +-7e-12 (the lam > 0 curve is "
         "certified to 1e-06 relative + 1e-12 absolute; here it is certified for shallower "
         "depths: ask for those)"
     )

@@ -578,9 +578,6 @@ def test_the_long_runs_do_not_hold_the_theory():
 RERUNS_DUE = {
     "engine_scaling": "a timing benchmark that needs a quiet machine for 1.5 h or more (its "
     "record's run took 90 min); its closure holds the Dask runner and the record writer",
-    "attention_benchmark": "a timing benchmark that needs a quiet machine (4 min); its run "
-    "of 2026-12-07 shared the machine with other runs (softmax_literal_s 213 s against 90 s "
-    "quiet), so the quiet record of the code before the long runs left the theory stays",
 }
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import theory_points
 
-from cotbook import theory
+from cotbook import cli, theory
 from cotbook.theory import closed_form, overview
 
 BUDGET_S = 10.0
@@ -117,3 +117,26 @@ def test_a_refusal_names_the_depth_asked_for():
     with pytest.raises(closed_form.AccuracyError) as refused:
         theory.errors_at(0.5, 3.0, 1.0, [10, 1000])
     assert re.findall(r"E_\d+", str(refused.value)) == ["E_1000"]
+
+
+SLOW_CALLS = [  # a referee's: 12 deep depths near alpha = 1 (16 s), lam > 0 at t = 10^4 (> 30 s)
+    ["--alpha", "1.0000051691913365", "--tau", "123.05918971902834"]
+    + ["--sigma2", "8.078432793475689e-06", "--t", *map(str, range(1000, 13_000, 1000))],
+    ["--alpha", "0.5", "--tau", "3", "--sigma2", "1", "--lam", "1e-9", "--t", "10000"],
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", SLOW_CALLS)
+def test_a_call_over_its_budget_is_refused_naming_the_depths(args, capsys):
+    """The command stops a call at its CPU budget (cli.THEORY_BUDGET_S, 7 s, with start-up
+    under 10 s on one core; 1 s here) and refuses, naming the depths asked for."""
+    start = time.process_time()
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["theory", *args, "--budget", "1"])
+    assert time.process_time() - start < 3.0
+    asked = args[args.index("--t") + 1 :]
+    assert f"for t = {', '.join(asked)}: not answered within the 1 s budget" in str(
+        refused.value
+    )
+    assert cli.THEORY_BUDGET_S <= 7.0 < BUDGET_S
