@@ -138,17 +138,26 @@ class _OverBudget(BaseException):  # not an Exception: no handler in the engine 
     pass
 
 
-def _over_budget(signum, frame):
-    raise _OverBudget
-
-
 def _within_cpu_budget(seconds, call):
     """``call()`` stopped with :class:`_OverBudget` once this process has spent ``seconds``
-    of CPU time on it (``ITIMER_PROF``: a busy machine slows the wall clock, not this)."""
-    previous = signal.signal(signal.SIGPROF, _over_budget)
-    signal.setitimer(signal.ITIMER_PROF, seconds)
+    of CPU time on it (``ITIMER_PROF``: a busy machine slows the wall clock, not this).  The
+    timer fires again every 0.2 s until ``call`` returns, and whatever ``call`` raises after it
+    first fired counts as the budget's: a signal that lands inside a compiled kernel's call
+    back into Python (numba loading its cache) surfaces as a ``SystemError`` instead."""
+    fired = []
+
+    def over_budget(signum, frame):
+        fired.append(signum)
+        raise _OverBudget
+
+    previous = signal.signal(signal.SIGPROF, over_budget)
+    signal.setitimer(signal.ITIMER_PROF, seconds, 0.2)
     try:
         return call()
+    except BaseException:
+        if fired:
+            raise _OverBudget from None
+        raise
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGPROF, previous)
