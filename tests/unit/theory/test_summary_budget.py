@@ -10,7 +10,6 @@ the old cases, and stops them there.
 
 import math
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -33,29 +32,22 @@ ISSUE_POINTS = [  # (alpha, tau, sigma2, depths, t*: None where that field is re
 ]
 
 
-class OverBudget(BaseException):  # not an Exception: no handler in the engine swallows it
-    pass
-
-
-def _over_budget(signum, frame):
-    raise OverBudget
-
-
 def _timed_summary(alpha, tau, sigma2, depths):
     """(CPU seconds, the summary or the refusal); a call still running after BUDGET_S CPU
-    seconds is stopped there (SIGPROF) and fails, rather than run on for minutes."""
-    previous = signal.signal(signal.SIGPROF, _over_budget)
-    signal.setitimer(signal.ITIMER_PROF, BUDGET_S)
+    seconds is stopped there (the command's own budget, cli._within_cpu_budget) and fails,
+    rather than run on for minutes."""
+
+    def ask():
+        try:
+            return theory.summary(alpha, tau, sigma2, depths)
+        except (ValueError, ArithmeticError) as err:
+            return err
+
     start = time.process_time()
     try:
-        out = theory.summary(alpha, tau, sigma2, depths)
-    except (ValueError, ArithmeticError) as err:
-        out = err
-    except OverBudget:
+        out = cli._within_cpu_budget(BUDGET_S, ask)
+    except cli._OverBudget:
         pytest.fail(f"summary{(alpha, tau, sigma2, depths)} ran past {BUDGET_S} CPU seconds")
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
     return time.process_time() - start, out
 
 
