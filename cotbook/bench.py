@@ -65,7 +65,7 @@ def theory_benchmark(
       certified to ``deep_rtol``: ``deep_curve_seconds`` for E_0..E_{deep_t} (``error_curve``),
       ``deep_1e4_seconds`` and ``deep_1e5_seconds`` for single depths (``error_at``), and
       ``deep_ball_rel_diff``: E_3000 against the ball-arithmetic enclosure
-      (:func:`cotbook.theory.ball.ball_error_at`, rigorous, independent of the contours).
+      (:func:`cotbook.theory.exact.ball.ball_error_at`, rigorous, independent of the contours).
     * ``longdouble_rel_diff``: E_10^4 at 1.05 tau_c(2, 1e-4), sigma2 = 1e-4, against the
       streamed quadratic form in x87 long double (certified there, a second independent check).
     """

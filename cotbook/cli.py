@@ -362,7 +362,7 @@ def _bench(args) -> int:
         spec = numerics.SCALES[args.scale]
         return _studies(args, [("theory_accuracy", spec, numerics, None)])
     if args.what == "coverage":
-        from .theory import ridge_coverage
+        from .theory.ridge import coverage as ridge_coverage
 
         spec = ridge_coverage.SCALES[args.scale]
         return _studies(args, [("ridge_coverage", spec, ridge_coverage, None)])

@@ -1,16 +1,17 @@
 """The explorer's data: the theory's ``E_t`` precomputed on a fine grid, to explore with no
 kernel (:mod:`cotbook.book.explorer_page` draws it).
 
-:func:`compute` evaluates Result 1 (``lam = 0``, :func:`cotbook.theory.closed_form.error_grid`,
-certified to 1e-10) at every depth ``t <= t_max`` on a log-spaced ``(alpha, tau - 1)`` grid at a
-few noise levels (:data:`GRID`), and Result 2 at every grid point
-(:func:`cotbook.theory.overview.phase_point`); :func:`encode` keeps ``log10 E_t`` in steps of
-:data:`QUANTUM`, as differences along ``t``.  Between grid points the page interpolates
-``log10 E_t`` bilinearly in ``(log alpha, log(tau - 1))``; :func:`interpolate` is the same rule
-in Python on the same encoded data, and :func:`interpolation_error` measures it against the
-exact curve at the centre of every grid cell.  :func:`measure` is all of it, the record
-``theory_explorer`` that ``python -m cotbook explorer`` saves (the slower noise levels take
-minutes: the engine's extended-precision tiers at deep ``t``).
+:func:`compute` evaluates Result 1 (``lam = 0``,
+:func:`cotbook.theory.exact.closed_form.error_grid`, certified to 1e-10) at every depth
+``t <= t_max`` on a log-spaced ``(alpha, tau - 1)`` grid at a few noise levels (:data:`GRID`),
+and Result 2 at every grid point (:func:`cotbook.theory.overview.phase_point`); :func:`encode`
+keeps ``log10 E_t`` in steps of :data:`QUANTUM`, as differences along ``t``.  Between grid
+points the page interpolates ``log10 E_t`` bilinearly in ``(log alpha, log(tau - 1))``;
+:func:`interpolate` is the same rule in Python on the same encoded data, and
+:func:`interpolation_error` measures it against the exact curve at the centre of every grid
+cell.  :func:`measure` is all of it, the record ``theory_explorer`` that
+``python -m cotbook explorer`` saves (the slower noise levels take minutes: the engine's
+extended-precision tiers at deep ``t``).
 """
 
 from __future__ import annotations
@@ -233,7 +234,7 @@ class InterpolationError(NamedTuple):
 def interpolation_error(data, s) -> InterpolationError:
     """How far the page's curve lies from the exact one between grid points, at noise level
     ``s``: :func:`interpolate` at the centre of every cell (in ``log alpha`` and
-    ``log(tau - 1)``) against :func:`cotbook.theory.closed_form.error_grid` there."""
+    ``log(tau - 1)``) against :func:`cotbook.theory.exact.closed_form.error_grid` there."""
     alphas, taus, _ = decode(data)
     sigma2 = data["levels"][s]["sigma2"]
     mid_a = np.sqrt(alphas[1:] * alphas[:-1])

@@ -1,7 +1,7 @@
 """numba's on-disk cache of the book's compiled kernels, written once before workers start.
 
 Every numba kernel the studies' units call (``cotbook.attention._kernels``,
-``cotbook.theory._recurrences``; ``cotbook.theory._torus`` serves only the closed system of
+``cotbook.theory.exact._recurrences``; ``cotbook.theory._torus`` serves only the closed system of
 lam > 0) is compiled with ``cache=True``: the first process that calls it compiles it and
 writes the machine code beside the module (``__pycache__``), and later processes on the same
 machine load it. On a fresh machine the worker processes of a local Dask cluster would all start with

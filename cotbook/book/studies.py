@@ -393,10 +393,10 @@ def theory_benchmark() -> Study:
 
 
 def ridge_coverage() -> Study:
-    """The coverage study of the lambda > 0 engine (:mod:`cotbook.theory.ridge_coverage`) from
+    """The coverage study of the lambda > 0 engine (:mod:`cotbook.theory.ridge.coverage`) from
     the saved ``ridge_coverage`` record (a missing one is a
     :class:`~cotbook.book.results.ResultError` that names the command)."""
-    from ..theory import ridge_coverage as coverage
+    from ..theory.ridge import coverage
 
     def describe(s):
         def box(name):

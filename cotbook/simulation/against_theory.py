@@ -2,7 +2,7 @@
 
 The simulation records hold simulations only, so that a change of the theory engine does not
 stale hours of them; the ``D -> infinity`` curve of Result 1 (lambda = 0,
-:func:`cotbook.theory.closed_form.ridgeless_curve`) is added when a study is read
+:func:`cotbook.theory.exact.closed_form.ridgeless_curve`) is added when a study is read
 (:func:`with_theory`), by the theory of the checkout that reads it.
 """
 

@@ -1,7 +1,7 @@
 """How E_t approaches E_inf as t -> infinity (Result 2 and its corrections), lambda = 0.
 
 The law is read off the singularities of the contour representation of Result 1
-(:mod:`cotbook.theory.contour`),
+(:mod:`cotbook.theory.exact.contour`),
 
     E_t = alpha (T_t - H_t) + alpha (1 - alpha) (2 S'_t - residues),
 
@@ -47,7 +47,7 @@ the one with the largest rate (then the largest power):
   (c/K)^2 = 2.3, 0.7 and 120, below 1/K (10, 3.7 and 295), the ``t_scale`` given.
 
 The t-independent residues (at b = 1 and b = alpha, where psi = 1) sum to E_inf
-(:func:`cotbook.theory.contour.floor`).  :func:`excess` evaluates E_t - E_inf directly, so the
+(:func:`cotbook.theory.exact.contour.floor`).  :func:`excess` evaluates E_t - E_inf directly, so the
 approach to the floor is resolved at depths where E_t equals E_inf to every digit, and
 :func:`local_law` fits the law's three parameters to it; the tests compare both.
 """
@@ -60,7 +60,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .._checks import nonneg_int, positive, positive_int
-from . import contour, domain
+from . import domain
+from .exact import contour
 
 __all__ = [
     "AsymptoticLaw",
@@ -86,7 +87,7 @@ DOUBLE_POLE = "double pole at b = alpha = 1/beta (tau = tau_+)"
 """The ``source`` of the law at tau = tau_+ for alpha < 1 (module docstring)."""
 RESIDUE = "residue at b = 1/beta"
 """The ``source`` of the law where the residue at b = 1/beta leads
-(:func:`cotbook.theory.saturation.residue_band` finds where)."""
+(:func:`cotbook.theory.laws.saturation.residue_band` finds where)."""
 POLE = "alpha < 1 pole term, saddle at sqrt(alpha)"
 """The ``source`` of the alpha < 1 pole term."""
 
@@ -300,7 +301,7 @@ def asymptotic_law(alpha, tau, sigma2) -> AsymptoticLaw:
     ArithmeticError
         Where two poles of the residue integrand coincide (a*(alpha) within 1e-6 of alpha:
         isolated values of tau, such as an edge of
-        :func:`cotbook.theory.saturation.residue_band`).
+        :func:`cotbook.theory.laws.saturation.residue_band`).
 
     Examples
     --------
@@ -339,7 +340,7 @@ def excess(
     alpha, tau, sigma2, depths, *, rtol=1e-6, drop_uncertified=False, n_max=1 << 15
 ) -> Excess:
     """E_t - E_inf (lambda = 0), certified to ``rtol``, by the contours with the t-independent
-    residues left out (:func:`cotbook.theory.contour.deep_errors`); resolved where E_t itself
+    residues left out (:func:`cotbook.theory.exact.contour.deep_errors`); resolved where E_t itself
     equals E_inf to every digit of a float.  (For alpha < 1 below tau_c the constant left out
     is Result 2's floor formula although E_t grows; :func:`cotbook.theory.phases.error_floor`
     returns 0 there.)

@@ -1,12 +1,13 @@
 """E_t of Result 1 for any ridge: the face that dispatches ``lam = 0`` to the certified closed
-form (:mod:`.closed_form`) and ``lam > 0`` to the closed order-parameter system of Appendix C.9
-(:mod:`.ridge`).  Readers call it as :func:`cotbook.theory.error_curve`.
+form (:mod:`.exact.closed_form`) and ``lam > 0`` to the closed order-parameter system of
+Appendix C.9 (:mod:`.ridge`).  Readers call it as :func:`cotbook.theory.error_curve`.
 """
 
 from __future__ import annotations
 
 from .._checks import nonnegative
-from . import closed_form, domain, ridge
+from . import domain, ridge
+from .exact import closed_form
 
 __all__ = ["error_curve", "LAM_RTOL"]
 
@@ -34,7 +35,8 @@ def error_curve(alpha, tau, sigma2, t_max, *, lam=0.0, method="auto", dps=None, 
         Ridge ``lambda >= 0`` of the pretraining loss (``lam/2 |A|^2``).
     method : str
         ``lam = 0`` only: ``"auto"`` (certified), ``"recursion"`` (the paper's Appendix D
-        algorithm), ``"lagrange"`` or ``"lagrange_mp"``; see :mod:`cotbook.theory.closed_form`.
+        algorithm), ``"lagrange"`` or ``"lagrange_mp"``; see
+        :mod:`cotbook.theory.exact.closed_form`.
     dps : int, optional
         Decimal digits of the mpmath methods (``lam = 0`` only).
     rtol : float, optional

@@ -36,7 +36,8 @@ from math import comb
 import numpy as np
 
 from .. import _checks, tasks
-from . import _torus, domain, result1
+from . import _torus, domain
+from .exact import result1
 
 __all__ = [
     "Problem",

@@ -1,8 +1,8 @@
 """Appendix D, checked: the certified fast engine against the paper's own recursion.
 
 The paper evaluates Result 1 with a two-dimensional coefficient recursion in high precision
-(Appendix "Numerical evaluation of the theoretical prediction"); :mod:`.closed_form` computes
-the same numbers as a certified float64 quadratic form.  :func:`accuracy_rows` measures the
+(Appendix "Numerical evaluation of the theoretical prediction"); :mod:`.exact.closed_form`
+computes the same numbers as a certified float64 quadratic form.  :func:`accuracy_rows` measures the
 largest relative difference between the two over :data:`ACCURACY_POINTS`;
 :class:`AccuracySpec` runs it as a long run (``python -m cotbook bench accuracy``), one unit
 per point.
@@ -18,7 +18,8 @@ import numpy as np
 
 from .._checks import positive_int
 from .._threads import one_thread_unit
-from . import closed_form, phases
+from . import phases
+from .exact import closed_form
 
 __all__ = [
     "ACCURACY_POINTS",

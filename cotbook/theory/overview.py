@@ -21,8 +21,9 @@ import numpy as np
 
 from .._checks import nonneg_int
 from .._threads import on_one_blas_thread
-from . import asymptotics, closed_form, domain, phases, ridge
+from . import asymptotics, domain, phases, ridge
 from .domain import AccuracyError
+from .exact import closed_form
 
 __all__ = [
     "OPTIMAL_T_MAX",
@@ -373,7 +374,7 @@ def summary(alpha, tau, sigma2, t, *, lam=0.0) -> Summary:
     """Result 1's ``E_t`` at the depths ``t`` and Results 2-3 at one point, in one object.
 
     ``E_t`` comes from :func:`cotbook.theory.errors_at` (``lam = 0``, certified to 1e-10
-    relative, depths up to :data:`~cotbook.theory.closed_form.DEPTH_T_MAX`) or
+    relative, depths up to :data:`~cotbook.theory.exact.closed_form.DEPTH_T_MAX`) or
     :func:`cotbook.theory.error_curve` (``lam > 0``, the closed system of Appendix C.9,
     certified to :data:`~cotbook.theory.LAM_RTOL` relative plus 1e-12, depths up to
     :data:`~cotbook.theory.ridge.RIDGE_T_MAX`; a depth whose small value cannot be

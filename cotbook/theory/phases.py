@@ -42,9 +42,10 @@ import numpy as np
 from scipy import integrate
 
 from .._checks import nonneg_int, positive
-from . import closed_form, domain, result1
+from . import domain
 from .asymptotics import CRITICAL_RTOL as _BOUNDARY_RTOL
 from .asymptotics import AsymptoticLaw, asymptotic_law, on_double_pole
+from .exact import closed_form, result1
 
 __all__ = [
     "tau_c",
@@ -362,7 +363,7 @@ def optimal_depth(alpha, tau, sigma2, *, t_max=4000, rtol=1e-8, method="auto"):
 
     Only defined in the overthinking regime (elsewhere E_t decreases to its infimum E_inf as
     t -> inf, or the minimum cannot be certified: ValueError).  Strategy: evaluate E_0..E_T
-    (:func:`cotbook.theory.closed_form.ridgeless_curve` with ``method``, certified to
+    (:func:`cotbook.theory.exact.closed_form.ridgeless_curve` with ``method``, certified to
     ``rtol``, default 1e-8: ample to order the values, and certifiable by float64 to larger
     depths than 1e-10) with T doubling from 64 up to ``t_max``; accept the argmin t* once
     T >= 2 t_r + 32, E_t strictly increasing on [t_r, T] (t_r >= t*: the curve may dip and

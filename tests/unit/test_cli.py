@@ -241,7 +241,7 @@ def test_bench_accuracy_saves_its_record(tmp_path):
 @pytest.mark.slow
 def test_bench_coverage_saves_its_record(tmp_path):
     from cotbook.book import results
-    from cotbook.theory import ridge_coverage
+    from cotbook.theory.ridge import coverage as ridge_coverage
 
     args = ["bench", "coverage", "--scale", "tiny", "--out", str(tmp_path)]
     assert cli.main(args) == 0

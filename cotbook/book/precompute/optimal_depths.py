@@ -1,5 +1,5 @@
 """The precomputed record ``optimal_depths``, shown by the chapter ``overthinking``: Result 3's
-optimal depth as tau -> tau_c (cotbook.theory.scaling). :func:`compute` writes its data
+optimal depth as tau -> tau_c (cotbook.theory.laws.scaling). :func:`compute` writes its data
 (``python -m cotbook precompute --only optimal_depths``); :func:`decode` gives the chapter the
 objects the computing functions return. This module and its import closure are the record's
 producers (:data:`cotbook.book.results.PRECOMPUTED_ROOTS`): a change here stales this record.

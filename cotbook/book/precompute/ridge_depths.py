@@ -1,6 +1,6 @@
 """The precomputed record ``ridge_depths``, shown by the chapters ``ridge`` and ``ridge_depth``:
 the closed system at lambda > 0: its depth, its lambda -> 0 limit and the overthinking boundary
-(cotbook.theory.ridge, cotbook.theory.upturn). :func:`compute` writes its data (``python -m
+(cotbook.theory.ridge, cotbook.theory.laws.upturn). :func:`compute` writes its data (``python -m
 cotbook precompute --only ridge_depths``); :func:`decode` gives the chapter the objects the
 computing functions return. This module and its import closure are the record's producers
 (:data:`cotbook.book.results.PRECOMPUTED_ROOTS`): a change here stales this record.
@@ -110,8 +110,8 @@ def compute(config) -> dict:
 
 def _ridge_boundary(alpha, sigma2, config) -> dict:
     """At each ridge: the largest tau at which E_t turns up before each horizon
-    (:func:`cotbook.theory.upturn.boundary`) and the smallest at which a torus beyond 1
-    certifies that it converges (:func:`cotbook.theory.upturn.decay_boundary`)."""
+    (:func:`cotbook.theory.laws.upturn.boundary`) and the smallest at which a torus beyond 1
+    certifies that it converges (:func:`cotbook.theory.laws.upturn.decay_boundary`)."""
     from ...theory import upturn
 
     span = {k: config[k] for k in ("tau_lo", "tau_hi", "xtol")}
@@ -162,12 +162,13 @@ def _ridge_reach(sigma2, config) -> list:
 
 def _ridge_float_range(sigma2, config) -> list:
     """Curves that grow past the float64 range before ``t_max`` (their saddle on the positive
-    axis, :mod:`cotbook.theory.ridge_pole`): the deepest depth the search certifies, whether
+    axis, :mod:`cotbook.theory.ridge.pole`): the deepest depth the search certifies, whether
     it refused for the float range, and, from the pole path alone, the saddle ``x0``, the
     growth per step ``1/psi0`` and ``log10 E_t`` at that depth and the next."""
     import math
 
-    from ...theory import derivation, ridge, ridge_pole
+    from ...theory import derivation, ridge
+    from ...theory.ridge import pole as ridge_pole
 
     out = []
     for alpha, tau, lam in config["points"]:

@@ -1,5 +1,5 @@
 """The precomputed record ``stopping_maps``, shown by the chapter ``beyond``: the best depth inside
-saturation, mapped (cotbook.theory.stopping). :func:`compute` writes its data (``python -m
+saturation, mapped (cotbook.theory.laws.stopping). :func:`compute` writes its data (``python -m
 cotbook precompute --only stopping_maps``); :func:`decode` gives the chapter the objects the
 computing functions return. This module and its import closure are the record's producers
 (:data:`cotbook.book.results.PRECOMPUTED_ROOTS`): a change here stales this record.

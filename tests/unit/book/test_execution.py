@@ -19,7 +19,8 @@ from cotbook import cli
 from cotbook.attention import grid, instability, softmax_study
 from cotbook.book import execution, results, runner, scaling
 from cotbook.simulation import finite_size
-from cotbook.theory import numerics, ridge_coverage
+from cotbook.theory import numerics
+from cotbook.theory.ridge import coverage as ridge_coverage
 
 ROOT = Path(__file__).resolve().parents[3]
 TINY = grid.GRID_SCALES["tiny"]
@@ -310,7 +311,7 @@ def test_a_unit_runs_blas_and_torch_on_one_thread_whoever_calls_it(monkeypatch, 
 @pytest.mark.parametrize(
     "module",
     ["attention.grid", "attention.protocol", "attention.lottery", "attention.softmax_study",
-     "attention.instability", "theory.numerics", "theory.ridge_coverage",
+     "attention.instability", "theory.numerics", "theory.ridge.coverage",
      "simulation.finite_size"],
 )  # fmt: skip
 def test_every_study_unit_sets_its_own_threads(module):

@@ -94,10 +94,11 @@ def test_what_a_fresh_process_loads_is_inside_the_static_closure(tmp_path, root,
 
 
 def test_import_closure_follows_relative_absolute_and_nested_imports():
-    closure = results.import_closure("cotbook.theory.stopping")
+    closure = results.import_closure("cotbook.theory.laws.stopping")
     # stopping imports phases (relative), phases imports closed_form, which imports contour;
-    # the package's __init__ runs on the way and loads nothing itself (its names are lazy)
-    for module in ("cotbook", "cotbook.theory", "cotbook.theory.phases", "cotbook.theory.contour"):
+    # the packages' __init__s run on the way and load nothing themselves (their names are lazy)
+    theory = ("cotbook.theory", "cotbook.theory.laws", "cotbook.theory.exact")
+    for module in ("cotbook", *theory, "cotbook.theory.phases", "cotbook.theory.exact.contour"):
         assert module in closure
     assert "cotbook.theory.derivation" not in closure
     # a module that binds the lazy package (from .. import theory) may reach every name in it

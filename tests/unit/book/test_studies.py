@@ -149,7 +149,7 @@ def test_theory_timings_are_read_from_their_record_or_named_as_missing(committed
 
 
 def test_the_coverage_study_is_read_from_its_record_or_named_as_missing(committed):
-    from cotbook.theory import ridge_coverage
+    from cotbook.theory.ridge import coverage as ridge_coverage
 
     with pytest.raises(results.ResultError, match="python -m cotbook bench coverage"):
         studies.ridge_coverage()

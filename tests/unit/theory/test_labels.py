@@ -81,7 +81,7 @@ class Measured(NamedTuple):
 
 def _log_values(alpha, tau, sigma2, depths=DEPTHS):
     """log E_t by the contours (certified to RTOL, any size), else the engine
-    (:func:`cotbook.theory.closed_form.error_at`, float64), else the ball enclosure for
+    (:func:`cotbook.theory.exact.closed_form.error_at`, float64), else the ball enclosure for
     t <= BALL_T_MAX; other depths are skipped."""
     got = contour.deep_errors(alpha, tau, sigma2, depths, RTOL)
     values, sources = {}, {}
