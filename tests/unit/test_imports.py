@@ -1,6 +1,8 @@
 """The package's architecture, enforced: science never imports the book, the command line or
 the benchmarks; the ground imports no wing; nothing imports the benchmarks but the command line;
-and no module imports in a circle."""
+no module imports in a circle; inside a package, a module imports only its own layer or lower
+ones (:data:`LAYERS`); no module is over 700 lines and no folder holds over 15 modules; and the
+records' producers follow every import."""
 
 import ast
 from pathlib import Path
@@ -13,6 +15,46 @@ PACKAGE = Path(cotbook.__file__).parent
 SCIENCE = ("cotbook.theory", "cotbook.simulation", "cotbook.attention")
 GROUND = ("cotbook._checks", "cotbook.tasks")
 TOP = ("cotbook.book", "cotbook.cli", "cotbook.bench", "cotbook.__main__")
+
+#: Inside each package, its parts from the bottom layer up (a tuple is one layer): a module may
+#: import only modules of its own layer or of a lower one.  A part is the name of a module or
+#: sub-package right below the package, and every one must be listed (the face ``__init__``
+#: itself is no part).
+LAYERS = {
+    # the theory: two engines, the laws read off them, and the faces on top
+    "cotbook.theory": (
+        "domain",
+        "exact",
+        ("_torus", "derivation"),
+        "ridge",
+        ("asymptotics", "phases"),
+        "laws",
+        ("finite_d", "curve", "overview", "numerics"),
+    ),
+    "cotbook.theory.exact": (
+        ("result1", "_recurrences", "contour"),
+        ("lagrange", "ball"),
+        "closed_form",
+    ),
+    "cotbook.theory.ridge": (
+        "_nodes",
+        ("_cut", "_residues"),
+        "_loop_pole",
+        "_loop_sums",
+        "torus",
+        ("pole", "loop"),
+        "cross",
+        "_certify",
+        "beyond",
+        "engine",
+        "coverage",
+    ),
+    "cotbook.theory.laws": (("scaling", "upturn"), "saturation", "stopping"),
+}
+
+#: The folders the size rules hold for (each with every folder below it).
+SIZED = ("cotbook.theory", "cotbook.simulation", "cotbook.attention")
+MAX_LINES, MAX_MODULES = 700, 15
 
 
 def _module(path: Path, root: Path) -> str:
@@ -106,6 +148,54 @@ def _violations(graph):
     return sorted(bad)
 
 
+def _layer_violations(graph, layers=LAYERS):
+    """Every import that reaches up a package's layers, and every part no layer lists."""
+    bad = []
+    for package, order in layers.items():
+        rank = {
+            part: k
+            for k, layer in enumerate(order)
+            for part in ((layer,) if isinstance(layer, str) else layer)
+        }
+
+        def part(module, package=package):
+            return (
+                module[len(package) + 1 :].split(".")[0]
+                if module.startswith(package + ".")
+                else None
+            )
+
+        for module, edges in sorted(graph.items()):
+            own = part(module)
+            if own is None:
+                continue
+            if own not in rank:
+                bad.append(f"{module} (no layer of {package} lists {own!r})")
+                continue
+            for target in sorted(edges):
+                other = part(target)
+                if other is not None and other != own and rank.get(other, -1) > rank[own]:
+                    bad.append(f"{module} -> {target} (up the layers of {package})")
+    return bad
+
+
+def _oversized(root=PACKAGE, packages=SIZED):
+    """Every module over :data:`MAX_LINES` lines and every folder over :data:`MAX_MODULES`
+    ``.py`` files (its ``__init__`` counted) under ``packages``."""
+    bad = []
+    for package in packages:
+        folder = root.parent.joinpath(*package.split("."))
+        for sub in [folder, *sorted(p for p in folder.rglob("*") if p.is_dir())]:
+            modules = sorted(sub.glob("*.py"))
+            if len(modules) > MAX_MODULES:
+                bad.append(f"{sub.relative_to(root.parent)}: {len(modules)} modules")
+            for path in modules:
+                lines = len(path.read_text().splitlines())
+                if lines > MAX_LINES:
+                    bad.append(f"{path.relative_to(root.parent)}: {lines} lines")
+    return bad
+
+
 @pytest.mark.slow
 def test_the_package_has_no_circle_and_science_never_imports_the_book():
     graph = import_graph()
@@ -113,6 +203,60 @@ def test_the_package_has_no_circle_and_science_never_imports_the_book():
     assert "cotbook.theory.exact.result1" in graph["cotbook.theory.derivation"]
     assert _cycles(graph) == []
     assert _violations(graph) == []
+    assert _layer_violations(graph) == []
+
+
+def test_every_module_and_folder_is_within_its_size():
+    assert _oversized() == []
+
+
+def test_the_layer_and_size_checks_catch_what_breaks_them(tmp_path):
+    """The rules really fail: an import up the layers, a part no layer lists, a module too
+    long and a folder too full."""
+    pkg = tmp_path / "cotbook"
+    theory = pkg / "theory"
+    for folder in (pkg, theory, theory / "exact", theory / "full"):
+        folder.mkdir(exist_ok=True)
+        (folder / "__init__.py").write_text("")
+    (theory / "domain.py").write_text("from .exact import closed_form\n")
+    (theory / "exact" / "closed_form.py").write_text("from .. import domain\n")
+    (theory / "stray.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    for k in range(MAX_MODULES):
+        (theory / "full" / f"m{k}.py").write_text("")
+    layers = {"cotbook.theory": ("domain", "exact", "full"), "cotbook.theory.exact": ()}
+    assert _layer_violations(import_graph(pkg), layers) == [
+        "cotbook.theory.domain -> cotbook.theory.exact.closed_form (up the layers of "
+        "cotbook.theory)",
+        "cotbook.theory.stray (no layer of cotbook.theory lists 'stray')",
+        "cotbook.theory.exact.closed_form (no layer of cotbook.theory.exact lists 'closed_form')",
+    ]
+    assert _oversized(pkg, ("cotbook.theory",)) == [
+        f"cotbook/theory/stray.py: {MAX_LINES + 1} lines",
+        f"cotbook/theory/full: {MAX_MODULES + 1} modules",
+    ]
+
+
+def test_the_records_producers_follow_every_import():
+    """A record stales when the code of a producer changes, and its producers are the static
+    closure of its roots (:func:`cotbook.book.results.import_closure`), which skips a name it
+    cannot find as a file: after a move, a closure that lost a module would stale too seldom.
+    So every producer's imports are producers too, every root is one, and the records of the
+    lambda > 0 engine hold its modules under their new names."""
+    from cotbook.book.results import RESULTS
+
+    graph = import_graph()
+    for name, spec in RESULTS.items():
+        held = set(spec.producers)
+        assert set(spec.roots) <= held, name
+        for module in held:
+            assert graph[module] <= held, (name, module, graph[module] - held)
+    ridge = {f"cotbook.theory.ridge.{m}" for m in ("engine", "_certify", "beyond", "torus")}
+    ridge |= {f"cotbook.theory.ridge.{m}" for m in ("pole", "loop", "cross", "_nodes", "_cut")}
+    assert ridge <= set(RESULTS["ridge_depths"].producers)
+    assert ridge | {"cotbook.theory.ridge.coverage"} <= set(RESULTS["ridge_coverage"].producers)
+    lam0 = {f"cotbook.theory.exact.{m}" for m in ("closed_form", "lagrange", "contour", "result1")}
+    for name in ("stopping_maps", "optimal_depths", "saturation_approach", "theory_accuracy"):
+        assert lam0 <= set(RESULTS[name].producers), name
 
 
 def test_the_checks_catch_a_circle_and_a_forbidden_arrow(tmp_path):
