@@ -42,7 +42,7 @@ Each command imports only what it needs (``authors`` and ``theory`` start no Das
 torch); their bodies are in :mod:`cotbook.commands`, the parser and its options here.
 
 Long runs (``simulate``, ``experiments``, ``bench accuracy``, ``bench coverage``) save a record
-(:mod:`cotbook.book.results`): at the committed scale into ``book/results/``, at any other
+(:mod:`cotbook.book.records`): at the committed scale into ``book/results/``, at any other
 scale into ``_build/results/`` (ignored by git), or into ``--out DIR``.  They checkpoint every
 finished unit; ``--resume`` finishes an interrupted run.  They run serially in this process,
 on a local Dask cluster (``--workers N``) or on a running one (``--scheduler ADDRESS``), with
@@ -56,7 +56,7 @@ import math
 from pathlib import Path
 
 from . import __version__, commands
-from .book import results
+from .book import records
 
 CHAPTER_BUDGET_S = 180.0
 #: CPU seconds a ``theory`` call may spend before it refuses (issue 63: every call answers or
@@ -364,7 +364,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--only",
         nargs="+",
-        choices=sorted(results.PRECOMPUTED_ROOTS),
+        choices=sorted(records.PRECOMPUTED_ROOTS),
         help="these studies (default: all)",
     )
     p.add_argument(

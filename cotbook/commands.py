@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from . import __version__
-from .book import results
+from .book import records
 
 
 class _OverBudget(BaseException):  # not an Exception: no handler in the engine swallows it
@@ -220,11 +220,11 @@ def _save_measured(name, config, compute, out, scale="paper", *, timings=None, e
     from .book import runner
 
     directory = runner.output_directory(name, scale, out)
-    code = results.code_info(results.RESULTS[name].producers)  # the code this run starts with
+    code = records.code_info(records.RESULTS[name].producers)  # the code this run starts with
     start = time.perf_counter()
     data = compute()
     elapsed = {"total": time.perf_counter() - start}
-    path = results.save(
+    path = records.save(
         name,
         scale=scale,
         config=config,
@@ -293,7 +293,7 @@ def _bench(args) -> int:
     elif args.what == "theory":
         report = _save_measured(
             "theory_benchmark",
-            results.default_config(bench.theory_benchmark),
+            records.default_config(bench.theory_benchmark),
             bench.theory_benchmark,
             args.out,
         )
@@ -386,7 +386,7 @@ def _authors_rerun(args) -> int:
     if not todo:
         return 0
     # the record's runs go into the checkpoint first: the record only grows
-    with results.Checkpoint(
+    with records.Checkpoint(
         authors_rerun.NAME,
         directory,
         scale=authors_rerun.SCALE,

@@ -56,11 +56,11 @@ def pytest_collection_finish(session):
 
 def pytest_collection_modifyitems(config, items):
     """The test files slowest first, by the committed record of a run (tests/file_order.py)."""
-    from cotbook.book import results
+    from cotbook.book import records
 
     try:
-        record = results.load("test_suite")
-    except results.ResultError:  # a damaged record fails its own test, not the collection
+        record = records.load("test_suite")
+    except records.ResultError:  # a damaged record fails its own test, not the collection
         return
     if record is None or not items:
         return

@@ -21,7 +21,7 @@ parsing (a single-trial rerun equals the trial it reruns; two runs share their s
 is the authors' name for the context length, the paper's ``L``; ``M`` the number of
 pretraining tasks; ``E_t`` the mean over test tasks of ``||w_hat_t - w||^2 / D``, so
 ``E_0 ~ 2``.  A file that does not parse as described raises
-:class:`cotbook.book.results.ResultError` naming it.
+:class:`cotbook.book.records.ResultError` naming it.
 
 >>> runs = release()
 >>> fig = runs.heatmaps["latest_linear_heatmap"]
@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import authors_release, results
+from . import authors_release, records
 
 __all__ = [
     "MARKER_CHANGE",
@@ -259,7 +259,7 @@ class Release(NamedTuple):
     """``{name:`` :class:`Dynamics` ``}``."""
     learned: dict
     """``{name:`` :class:`Learned` ``}``."""
-    record: results.Record
+    record: records.Record
     """The record the runs were read from."""
     notes: tuple
     """Facts about the release as a whole."""
@@ -280,8 +280,8 @@ class _Files:
         self.record = record
         self.bytes = authors_release.files(record)
 
-    def error(self, path, what) -> results.ResultError:
-        return results.ResultError(f"{self.record.path}: stored file {path}: {what}")
+    def error(self, path, what) -> records.ResultError:
+        return records.ResultError(f"{self.record.path}: stored file {path}: {what}")
 
     def text(self, path) -> str:
         try:
@@ -617,7 +617,7 @@ def release(directory=None) -> Release:
 
     Raises
     ------
-    cotbook.book.results.ResultError
+    cotbook.book.records.ResultError
         Naming the file, if the record is missing, a stored file's bytes or blob id are not
         the manifest's, or a file does not parse as described.
 
@@ -631,7 +631,7 @@ def release(directory=None) -> Release:
     (22, 22)
     """
     if directory is None:
-        directory = results.RESULTS_DIR
+        directory = records.RESULTS_DIR
     if not isinstance(directory, (str, Path)) or not Path(directory).is_dir():
         raise ValueError(f"directory must be an existing folder, got {directory!r}")
     path = Path(directory).resolve() / f"{authors_release.NAME}.json"

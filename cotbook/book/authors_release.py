@@ -8,7 +8,7 @@ files (:data:`MANIFEST`: path -> git blob id), reads them from a checkout of tha
 written) and saves them, byte for byte, as the record ``authors_released``
 (:func:`save_release`, ``python -m cotbook authors --from CHECKOUT``).  :func:`load` gives
 the committed record back after checking every stored file against the manifest; the blob ids
-of the stored bytes are recomputed by :func:`cotbook.book.results.load` itself.  The parsed
+of the stored bytes are recomputed by :func:`cotbook.book.records.load` itself.  The parsed
 runs are :mod:`cotbook.book.authors`.
 
 >>> len(MANIFEST), REPOSITORY, COMMIT[:7]
@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from . import results
+from . import records
 
 __all__ = [
     "NAME",
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 NAME = "authors_released"
-"""The record's name in :data:`cotbook.book.results.RESULTS`."""
+"""The record's name in :data:`cotbook.book.records.RESULTS`."""
 REPOSITORY = "taka255/cot_asymptotics"
 """The authors' repository on GitHub."""
 COMMIT = "1ed6569d8f16e29d5288288788d734c143b58c16"
@@ -168,7 +168,7 @@ def read_release(directory) -> dict:
     -------
     dict
         ``{"repository", "commit", "files"}``; ``files`` lists one
-        :func:`cotbook.book.results.stored_file` entry per path of :data:`MANIFEST`, in its
+        :func:`cotbook.book.records.stored_file` entry per path of :data:`MANIFEST`, in its
         order.
 
     Raises
@@ -196,7 +196,7 @@ def read_release(directory) -> dict:
         if not file.is_file():
             missing.append(path)
             continue
-        entry = results.stored_file(REPOSITORY, COMMIT, path, file.read_bytes())
+        entry = records.stored_file(REPOSITORY, COMMIT, path, file.read_bytes())
         if entry["blob"] != blob:
             altered.append(f"{path} (git blob id {entry['blob']}, expected {blob})")
         entries.append(entry)
@@ -216,18 +216,18 @@ def save_release(directory, out=None) -> Path:
     """Read and check the release in ``directory`` (:func:`read_release`), then save it as the
     record :data:`NAME` into ``out`` (default: ``book/results/``); returns its path.  Nothing
     is written when a file is missing or altered."""
-    code = results.code_info(results.RESULTS[NAME].producers)
+    code = records.code_info(records.RESULTS[NAME].producers)
     start = time.perf_counter()
     data = read_release(directory)
-    scale = results.RESULTS[NAME].scale
+    scale = records.RESULTS[NAME].scale
     config = {
         "repository": REPOSITORY,
         "commit": COMMIT,
         "files": len(MANIFEST),
         "left_out": list(LEFT_OUT),
     }
-    target = results.check_writable(results.target_directory(NAME, scale, out))
-    return results.save(
+    target = records.check_writable(records.target_directory(NAME, scale, out))
+    return records.save(
         NAME,
         scale=scale,
         config=config,
@@ -238,38 +238,38 @@ def save_release(directory, out=None) -> Path:
     )
 
 
-def load(directory=results.RESULTS_DIR) -> results.Record:
+def load(directory=records.RESULTS_DIR) -> records.Record:
     """The record :data:`NAME` in ``directory``, checked against :data:`MANIFEST`.
 
-    :func:`cotbook.book.results.load` has recomputed each stored file's blob id; here every
+    :func:`cotbook.book.records.load` has recomputed each stored file's blob id; here every
     path of the manifest must be stored, with the manifest's blob id, from :data:`REPOSITORY`
-    at :data:`COMMIT`, and nothing else.  Raises :class:`cotbook.book.results.ResultError`
+    at :data:`COMMIT`, and nothing else.  Raises :class:`cotbook.book.records.ResultError`
     naming the file otherwise, or when there is no record.
 
     >>> record = load()
     >>> record.name, len(record.data["files"])
     ('authors_released', 68)
     """
-    record = results.load(NAME, directory)
+    record = records.load(NAME, directory)
     if record is None:
-        raise results.ResultError(
+        raise records.ResultError(
             f"{Path(directory) / (NAME + '.json')}: no such record; create it with "
-            f"`{results.RESULTS[NAME].command}`"
+            f"`{records.RESULTS[NAME].command}`"
         )
     stored = {entry["path"]: entry for entry in record.data["files"]}
     for path, blob in MANIFEST.items():
         entry = stored.get(path)
         if entry is None:
-            raise results.ResultError(f"{record.path}: stored file {path} is missing")
+            raise records.ResultError(f"{record.path}: stored file {path} is missing")
         if (entry["repository"], entry["commit"], entry["blob"]) != (REPOSITORY, COMMIT, blob):
-            raise results.ResultError(
+            raise records.ResultError(
                 f"{record.path}: stored file {path} is {entry['repository']}@"
                 f"{entry['commit'][:7]} blob {entry['blob']}, not {REPOSITORY}@{COMMIT[:7]} "
                 f"blob {blob}"
             )
     extra = sorted(set(stored) - set(MANIFEST))
     if extra:
-        raise results.ResultError(f"{record.path}: stored file {extra[0]} is not in the manifest")
+        raise records.ResultError(f"{record.path}: stored file {extra[0]} is not in the manifest")
     return record
 
 
@@ -277,6 +277,6 @@ def files(record=None) -> dict:
     """``{path: bytes}`` of every stored file of ``record`` (default: :func:`load`)."""
     if record is None:
         record = load()
-    elif not isinstance(record, results.Record) or record.name != NAME:
+    elif not isinstance(record, records.Record) or record.name != NAME:
         raise ValueError(f"record must be the {NAME} record (see load), got {record!r}")
-    return {entry["path"]: results.file_bytes(entry) for entry in record.data["files"]}
+    return {entry["path"]: records.file_bytes(entry) for entry in record.data["files"]}

@@ -13,13 +13,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from . import results
+from . import records
 from .authors_script import OVERFLOW, RerunSpec
 
 __all__ = ["NAME", "SCALE", "extended", "load"]
 
 NAME = "authors_reruns"
-"""The record's name in :data:`cotbook.book.results.RESULTS`."""
+"""The record's name in :data:`cotbook.book.records.RESULTS`."""
 SCALE = "paper"
 """Its scale: every run is at their full protocol."""
 
@@ -40,22 +40,22 @@ def extended(spec, record) -> tuple[RerunSpec, dict]:
     return both, done
 
 
-def load(directory=results.RESULTS_DIR):
+def load(directory=records.RESULTS_DIR):
     """The validated ``authors_reruns`` record and its :class:`RerunSpec`, or ``None``: a
     record whose script differs from :data:`FILES`, whose runs differ from its configuration,
     or whose curves are not 32 finite values (or :data:`OVERFLOW` from some ``t`` on) is
     refused, naming the file."""
-    record = results.load(NAME, directory)
+    record = records.load(NAME, directory)
     if record is None:
         return None
     where = Path(directory) / f"{NAME}.json"
     try:
         spec = RerunSpec.from_dict(record.config)
     except (KeyError, TypeError, ValueError) as err:
-        raise results.ResultError(f"{where}: {err}") from None
+        raise records.ResultError(f"{where}: {err}") from None
     runs = record.data.get("runs")
     if not isinstance(runs, dict) or sorted(runs) != sorted(spec.units()):
-        raise results.ResultError(f"{where}: its runs are not those its configuration names")
+        raise records.ResultError(f"{where}: its runs are not those its configuration names")
     for unit, run in runs.items():
         E = run.get("E")
         finite = E[: E.index(OVERFLOW)] if isinstance(E, list) and OVERFLOW in E else E
@@ -65,7 +65,7 @@ def load(directory=results.RESULTS_DIR):
             and all(isinstance(x, float) and math.isfinite(x) for x in finite)
             and all(x == OVERFLOW for x in E[len(finite) :])
         ):
-            raise results.ResultError(
+            raise records.ResultError(
                 f"{where}: {unit}: E must be 32 finite numbers, or {OVERFLOW!r} from some t on"
             )
     return record, spec

@@ -221,7 +221,7 @@ def _unit(unit) -> tuple:
 
 
 def blob_id(data: bytes) -> str:
-    """Git's id of a file holding ``data`` (:func:`cotbook.book.results.git_blob_id`, tested:
+    """Git's id of a file holding ``data`` (:func:`cotbook.book.records.git_blob_id`, tested:
     not imported, so that a change to the records' machinery does not touch these runs)."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 

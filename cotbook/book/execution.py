@@ -52,7 +52,7 @@ from distributed import Client, LocalCluster, wait
 from distributed.diagnostics.plugin import Environ
 
 from .. import _checks
-from . import results
+from . import records
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
@@ -103,7 +103,7 @@ class NoWorkers(RuntimeError):
 
 @functools.cache
 def _source_hash(producers) -> str:
-    return results.source_hash(producers)
+    return records.source_hash(producers)
 
 
 def _task(run_unit, spec, unit, producers) -> Outcome:

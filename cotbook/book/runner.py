@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import execution, results
+from . import execution, records
 
 __all__ = ["RunFailed", "output_directory", "run_study"]
 
@@ -31,8 +31,8 @@ class RunFailed(RuntimeError):
 
 
 def output_directory(name, scale, out=None, *, force=False) -> Path:
-    """:func:`results.target_directory`, checked to be writable before any work starts."""
-    return results.check_writable(results.target_directory(name, scale, out, force=force))
+    """:func:`records.target_directory`, checked to be writable before any work starts."""
+    return records.check_writable(records.target_directory(name, scale, out, force=force))
 
 
 def _progress(todo, name, total, enabled):
@@ -64,11 +64,11 @@ def run_study(
     :class:`RunFailed` naming every unit that failed twice (the rest saved, ``resume=True``
     finishes the run), and ``ValueError`` for a unit computed by other code than this."""
     directory = output_directory(name, scale, out, force=force)
-    producers = results.RESULTS[name].producers
-    code = results.code_info(producers)  # the code this run starts with
+    producers = records.RESULTS[name].producers
+    code = records.code_info(producers)  # the code this run starts with
     engine = execution.serial() if engine is None else engine
     units = spec.units()
-    checkpoint = results.Checkpoint(
+    checkpoint = records.Checkpoint(
         name, directory, scale=scale, config=spec.to_dict(), resume=resume
     )
     done = checkpoint.done()
@@ -112,7 +112,7 @@ def run_study(
         )
     data, timings = assemble(spec, done)
     timings = dict(timings, total=sum(timings.values()), this_session=time.perf_counter() - start)
-    path = results.save(
+    path = records.save(
         name,
         scale=scale,
         config=spec.to_dict(),

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .._checks import positive_int
 from ..attention import grid
-from . import execution, results, runner
+from . import execution, records, runner
 
 __all__ = ["engines", "makespan", "makespan_bound", "measure"]
 
@@ -82,7 +82,7 @@ def _run(scale, engine_args, folder, progress) -> dict:
             engine=engine,
         )
     wall = time.perf_counter() - start
-    record = results.load("attention_grid", folder)
+    record = records.load("attention_grid", folder)
     return {
         "engine": engine.description,
         "wall_s": wall,
@@ -104,8 +104,8 @@ def measure(scale="paper", workers=2, directory=None, *, resume=False, progress=
     and code instead of running it again."""
     if scale not in grid.GRID_SCALES:
         raise ValueError(f"scale must be one of {sorted(grid.GRID_SCALES)}, got {scale!r}")
-    directory = Path(results.SCRATCH_DIR / "engine_scaling" if directory is None else directory)
-    code = results.source_hash(results.RESULTS["engine_scaling"].producers)
+    directory = Path(records.SCRATCH_DIR / "engine_scaling" if directory is None else directory)
+    code = records.source_hash(records.RESULTS["engine_scaling"].producers)
     runs = {}
     for label, engine_args in engines(workers).items():
         kept = directory / f"{label}.json"
@@ -117,7 +117,7 @@ def measure(scale="paper", workers=2, directory=None, *, resume=False, progress=
         runs[label] = _run(scale, engine_args, directory / label, progress)
         kept.parent.mkdir(parents=True, exist_ok=True)
         saved = {"scale": scale, "source_hash": code, "run": runs[label]}
-        results.write_atomic(kept, json.dumps(saved, indent=1))
+        records.write_atomic(kept, json.dumps(saved, indent=1))
     largest = list(runs)[-1]
     return {
         "runs": runs,

@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 from sphinx.util import logging
 
-from . import downloads, report_file, results
+from . import downloads, records, report_file
 
 logger = logging.getLogger(__name__)
 
@@ -113,7 +113,7 @@ def _write_report(app) -> None:
     document = {
         "title": "Reproduction report: An Asymptotic Theory of Chain-of-Thought in In-Context "
         "Learning (Takanami & Pehlevan)",
-        "code": results.code_info(),
+        "code": records.code_info(),
         "rows": rows,
     }
     folder = Path(app.outdir) / Path(REPORT_PAGE).parent / "data"

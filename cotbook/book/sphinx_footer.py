@@ -1,7 +1,7 @@
 """Sphinx extension: every page's footer names the code that built it and the licences.
 
 The footer reads ``cotbook <version> · git <commit>`` (``+dirty`` when the package differs from
-that commit, as :func:`cotbook.book.results.code_info` decides), the licences of the code
+that commit, as :func:`cotbook.book.records.code_info` decides), the licences of the code
 (BSD-3-Clause, ``LICENSE``) and of the text and figures (CC BY 4.0, ``LICENSE-CONTENT``), and
 where to find how to cite it (the introduction's "How to cite"; the footer is one piece of HTML
 for pages at every folder depth, so it names the section instead of linking it). It is
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 
-from cotbook.book import results
+from cotbook.book import records
 
 CODE_LICENCE = "BSD-3-Clause"
 CONTENT_LICENCE = "CC BY 4.0"
@@ -23,7 +23,7 @@ CONTENT_LICENCE_URL = "https://creativecommons.org/licenses/by/4.0/"
 
 
 def footer(code: dict) -> str:
-    """The footer's HTML for :func:`cotbook.book.results.code_info`'s ``code``.
+    """The footer's HTML for :func:`cotbook.book.records.code_info`'s ``code``.
 
     Examples
     --------
@@ -44,7 +44,7 @@ def footer(code: dict) -> str:
 
 def _fill(app, config) -> None:
     options = dict(config.html_theme_options or {})
-    options["extra_footer"] = footer(results.code_info())
+    options["extra_footer"] = footer(records.code_info())
     config.html_theme_options = options
 
 

@@ -50,7 +50,7 @@ REQUIRED = [
     "cotbook.attention.regimes.robust_verdict",
     "cotbook.attention.versus_theory.theory_curve",
     "cotbook.book.studies.grid",
-    "cotbook.book.results.load",
+    "cotbook.book.records.load",
 ]
 
 

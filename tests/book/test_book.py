@@ -133,9 +133,9 @@ def test_figures_carry_only_the_papers_numbers(built_book):
 
 def test_every_page_names_its_code_and_licences(built_book):
     from cotbook import __version__
-    from cotbook.book import results
+    from cotbook.book import records
 
-    commit = results.code_info()["commit"]
+    commit = records.code_info()["commit"]
     pages = sorted((built_book.html / "book").glob("*.html"))
     assert len(pages) >= len(chapters.chapter_paths(ROOT))
     for page in pages:

@@ -110,7 +110,7 @@ def _violations(graph):
 @pytest.mark.slow
 def test_the_package_has_no_circle_and_science_never_imports_the_book():
     graph = import_graph()
-    assert {"cotbook.theory.closed_form", "cotbook.book.results"} <= set(graph)
+    assert {"cotbook.theory.closed_form", "cotbook.book.records.store"} <= set(graph)
     assert "cotbook.theory.result1" in graph["cotbook.theory.derivation"]
     assert _cycles(graph) == []
     assert _violations(graph) == []

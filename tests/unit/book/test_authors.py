@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from cotbook.book import authors, authors_release, results
+from cotbook.book import authors, authors_release, records
 
 LINEAR_GRID = [10, 38, 66, 94, 121, 149, 177, 205, 233, 261, 289, 316, 344, 372, 400]
 SOFTMAX_M_LOW = [10, 16, 27, 44, 72, 118, 193, 316, 518, 848, 1389, 2276, 3728, 6105, 10000]
@@ -191,7 +191,7 @@ def test_bad_input_names_the_parameter(release, tmp_path):
         authors.release(tmp_path / "nowhere")
     with pytest.raises(ValueError, match="directory must be an existing folder"):
         authors.release(7)
-    with pytest.raises(results.ResultError, match="no such record"):
+    with pytest.raises(records.ResultError, match="no such record"):
         authors.release(tmp_path)
     grid = release.heatmaps["latest_linear_heatmap"]
     with pytest.raises(ValueError, match="^M must be one of 10, 38"):
@@ -208,15 +208,15 @@ def _forged(tmp_path, monkeypatch, path, change):
     record = authors_release.load()
     raw = json.loads(record.path.read_text())
     entry = next(e for e in raw["data"]["files"] if e["path"] == path)
-    data = change(results.file_bytes(entry))
+    data = change(records.file_bytes(entry))
     if entry["encoding"] == "text":
         entry["content"] = data.decode()
     else:
         entry["content"] = base64.b64encode(data).decode()
-    entry["blob"] = results.git_blob_id(data)
+    entry["blob"] = records.git_blob_id(data)
     monkeypatch.setitem(authors_release.MANIFEST, path, entry["blob"])
-    raw["data_sha256"] = results.data_hash(raw["data"])  # a consistent forgery
-    raw["record_sha256"] = results.record_hash(raw)
+    raw["data_sha256"] = records.data_hash(raw["data"])  # a consistent forgery
+    raw["record_sha256"] = records.record_hash(raw)
     (tmp_path / f"{authors_release.NAME}.json").write_text(json.dumps(raw))
     return tmp_path
 
@@ -239,7 +239,7 @@ def _change_last_value(text: bytes) -> bytes:
 )
 def test_files_that_disagree_are_refused(tmp_path, monkeypatch, path, what):
     folder = _forged(tmp_path, monkeypatch, path, _change_last_value)
-    with pytest.raises(results.ResultError, match=f"stored file {path}: {what}"):
+    with pytest.raises(records.ResultError, match=f"stored file {path}: {what}"):
         authors.release(folder)
 
 
@@ -249,5 +249,5 @@ def test_a_rerun_that_is_not_one_is_refused(tmp_path, monkeypatch):
     copy = tmp_path / f"{authors_release.NAME}.json"
     copy.write_bytes(authors_release.load().path.read_bytes())
     monkeypatch.setitem(authors._RERUNS, run, (FIGURE_2A, 1))
-    with pytest.raises(results.ResultError, match=f"{run}/raw_eval_curves.npz: is not trial 1"):
+    with pytest.raises(records.ResultError, match=f"{run}/raw_eval_curves.npz: is not trial 1"):
         authors.release(tmp_path)

@@ -11,7 +11,8 @@ import sys
 import pytest
 
 from cotbook import cli
-from cotbook.book import authors_release, results
+from cotbook.book import authors_release, records
+from cotbook.book.records import store
 
 NAME = authors_release.NAME
 TEXT_FILE = "linear_heatmap/results/latest_linear_heatmap/heat_t30.csv"
@@ -47,10 +48,10 @@ def _digit_at(data: bytes) -> int:
 
 
 def test_git_blob_id_is_gits():
-    assert results.git_blob_id(b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
-    assert results.git_blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
+    assert records.git_blob_id(b"") == "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+    assert records.git_blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
     with pytest.raises(ValueError, match="data must be bytes"):
-        results.git_blob_id("hello")
+        records.git_blob_id("hello")
 
 
 def test_manifest():
@@ -64,7 +65,7 @@ def test_manifest():
 
 
 def test_committed_record_holds_the_manifests_bytes(committed):
-    spec = results.RESULTS[NAME]
+    spec = records.RESULTS[NAME]
     assert spec.stored_files and committed.scale == spec.scale == "released"
     assert not committed.stale
     entries = committed.data["files"]
@@ -72,7 +73,7 @@ def test_committed_record_holds_the_manifests_bytes(committed):
     for entry in entries:
         want = authors_release.MANIFEST[entry["path"]]
         assert entry["blob"] == want, entry["path"]
-        assert results.git_blob_id(results.file_bytes(entry)) == want, entry["path"]
+        assert records.git_blob_id(records.file_bytes(entry)) == want, entry["path"]
         assert entry["repository"] == authors_release.REPOSITORY
         assert entry["commit"] == authors_release.COMMIT
         assert entry["encoding"] == ("base64" if entry["path"].endswith(".npz") else "text")
@@ -89,15 +90,15 @@ def _altered_copy(tmp_path, committed, path, change, *, recompute_blob=False):
     ``change(bytes) -> bytes`` (its recorded blob id kept, or recomputed)."""
     raw = json.loads(committed.path.read_text())
     entry = next(e for e in raw["data"]["files"] if e["path"] == path)
-    data = change(results.file_bytes(entry))
+    data = change(records.file_bytes(entry))
     if entry["encoding"] == "text":
         entry["content"] = data.decode("utf-8")
     else:
         entry["content"] = base64.b64encode(data).decode("ascii")
     if recompute_blob:  # a consistent forgery: every hash the record carries recomputed
-        entry["blob"] = results.git_blob_id(data)
-        raw["data_sha256"] = results.data_hash(raw["data"])
-        raw["record_sha256"] = results.record_hash(raw)
+        entry["blob"] = records.git_blob_id(data)
+        raw["data_sha256"] = records.data_hash(raw["data"])
+        raw["record_sha256"] = records.record_hash(raw)
     (tmp_path / f"{NAME}.json").write_text(json.dumps(raw, indent=1))
     return tmp_path
 
@@ -105,10 +106,10 @@ def _altered_copy(tmp_path, committed, path, change, *, recompute_blob=False):
 @pytest.mark.parametrize("path", [TEXT_FILE, NPZ_FILE])
 def test_one_changed_byte_makes_load_refuse_the_record(tmp_path, committed, path):
     copy = _altered_copy(tmp_path, committed, path, lambda b: _flip(b, _digit_at(b)))
-    with pytest.raises(results.ResultError, match="the record was altered") as err:
-        results.load(NAME, directory=copy)
+    with pytest.raises(records.ResultError, match="the record was altered") as err:
+        records.load(NAME, directory=copy)
     assert path in str(err.value) and str(copy / f"{NAME}.json") in str(err.value)
-    with pytest.raises(results.ResultError, match=path):
+    with pytest.raises(records.ResultError, match=path):
         authors_release.load(copy)
 
 
@@ -117,8 +118,8 @@ def test_undecodable_content_is_refused_naming_the_file(tmp_path, committed):
     entry = next(e for e in raw["data"]["files"] if e["path"] == NPZ_FILE)
     entry["content"] = entry["content"][:-3] + "!!!"
     (tmp_path / f"{NAME}.json").write_text(json.dumps(raw))
-    with pytest.raises(results.ResultError, match=f"{NPZ_FILE}: .*not valid base64"):
-        results.load(NAME, directory=tmp_path)
+    with pytest.raises(records.ResultError, match=f"{NPZ_FILE}: .*not valid base64"):
+        records.load(NAME, directory=tmp_path)
 
 
 def test_a_consistent_forgery_is_refused_by_the_manifest(tmp_path, committed):
@@ -127,13 +128,13 @@ def test_a_consistent_forgery_is_refused_by_the_manifest(tmp_path, committed):
     copy = _altered_copy(
         tmp_path, committed, TEXT_FILE, lambda b: _flip(b, _digit_at(b)), recompute_blob=True
     )
-    assert results.load(NAME, directory=copy) is not None
-    with pytest.raises(results.ResultError, match=f"stored file {TEXT_FILE} is .* not "):
+    assert records.load(NAME, directory=copy) is not None
+    with pytest.raises(records.ResultError, match=f"stored file {TEXT_FILE} is .* not "):
         authors_release.load(copy)
 
 
 def test_load_without_a_record_says_how_to_make_one(tmp_path):
-    with pytest.raises(results.ResultError, match="authors --from"):
+    with pytest.raises(records.ResultError, match="authors --from"):
         authors_release.load(tmp_path)
 
 
@@ -146,7 +147,7 @@ def test_a_folder_of_the_same_bytes_saves_the_same_data(tmp_path, committed, rel
     folder = _write_folder(tmp_path / "checkout", release_bytes)
     out = tmp_path / "out"
     assert cli.main(["authors", "--from", str(folder), "--out", str(out)]) == 0
-    again = results.load(NAME, directory=out)
+    again = records.load(NAME, directory=out)
     assert again.data == committed.data and again.config == committed.config
 
 
@@ -162,7 +163,7 @@ def test_authors_fails_before_writing_naming_the_file(
         files[path] = _flip(files[path], len(files[path]) // 2)
     folder = _write_folder(tmp_path / "checkout", files)
     committed_dir, out = tmp_path / "committed", tmp_path / "out"
-    monkeypatch.setattr(results, "RESULTS_DIR", committed_dir)
+    monkeypatch.setattr(store, "RESULTS_DIR", committed_dir)
     for argv in (["--out", str(out)], []):  # an explicit folder, and book/results/
         with pytest.raises(SystemExit) as err:
             cli.main(["authors", "--from", str(folder), *argv])

@@ -15,7 +15,7 @@ import pytest
 
 from cotbook import cli
 from cotbook.attention import protocol, side_by_side
-from cotbook.book import authors_release, authors_rerun, authors_script, results
+from cotbook.book import authors_release, authors_rerun, authors_script, records
 from cotbook.book import versus_authors as va
 
 # A stand-in with the functions and names run_unit calls: a tiny "training" whose result
@@ -54,7 +54,7 @@ def stand_in(tmp_path, monkeypatch):
     path.parent.mkdir(parents=True)
     path.write_text(STAND_IN)
     monkeypatch.setitem(
-        authors_script.FILES, authors_script.SCRIPT, results.git_blob_id(path.read_bytes())
+        authors_script.FILES, authors_script.SCRIPT, records.git_blob_id(path.read_bytes())
     )
     return root
 
@@ -114,7 +114,7 @@ def test_a_changed_or_missing_script_is_refused_before_any_run(tmp_path, capsys)
     path.write_text("print('not theirs')\n")
     _refused(tmp_path, out, ["94,38"], ["own"])
     err = capsys.readouterr().err
-    assert f"git blob id {results.git_blob_id(path.read_bytes())}" in err
+    assert f"git blob id {records.git_blob_id(path.read_bytes())}" in err
     assert authors_script.FILES[authors_script.SCRIPT] in err
     assert not out.exists() or not any(out.iterdir())
 
@@ -157,8 +157,8 @@ def test_runs_are_their_functions_in_order_and_the_record_only_grows(stand_in, t
 def _tampered(tmp_path, record_path, change):
     raw = json.loads(record_path.read_text())
     change(raw)
-    raw["data_sha256"] = results.data_hash(raw["data"])
-    raw["record_sha256"] = results.record_hash(raw)
+    raw["data_sha256"] = records.data_hash(raw["data"])
+    raw["record_sha256"] = records.record_hash(raw)
     path = tmp_path / "tampered" / record_path.name
     path.parent.mkdir()
     path.write_text(json.dumps(raw))
@@ -183,8 +183,8 @@ def _tampered(tmp_path, record_path, change):
     ],
 )
 def test_a_record_whose_script_command_or_runs_differ_is_refused(tmp_path, change, message):
-    folder = _tampered(tmp_path, results.RESULTS_DIR / f"{authors_rerun.NAME}.json", change)
-    with pytest.raises(results.ResultError, match=message):
+    folder = _tampered(tmp_path, records.RESULTS_DIR / f"{authors_rerun.NAME}.json", change)
+    with pytest.raises(records.ResultError, match=message):
         authors_rerun.load(folder)
 
 
@@ -194,7 +194,7 @@ def test_the_script_module_names_the_release_and_hashes_as_git():
         authors_release.COMMIT,
     )
     for data in (b"", b"x\0y\n" * 7):
-        assert authors_script.blob_id(data) == results.git_blob_id(data)
+        assert authors_script.blob_id(data) == records.git_blob_id(data)
 
 
 def test_overflow_is_spelled_as_in_the_books_own_record():

@@ -7,9 +7,9 @@ from datetime import date
 import yaml
 
 from cotbook import __version__
-from cotbook.book import results, sphinx_footer
+from cotbook.book import records, sphinx_footer
 
-ROOT = results.ROOT
+ROOT = records.ROOT
 
 
 def test_licence_files_name_their_licences():

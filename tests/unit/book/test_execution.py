@@ -17,7 +17,8 @@ import pytest
 
 from cotbook import cli
 from cotbook.attention import grid, instability, softmax_study
-from cotbook.book import execution, results, runner, scaling
+from cotbook.book import execution, records, runner, scaling
+from cotbook.book.records import checkpoint, provenance
 from cotbook.simulation import finite_size
 from cotbook.theory import numerics, ridge_coverage
 
@@ -28,7 +29,7 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 def _data(directory, name="attention_grid") -> str:
-    return json.dumps(results.load(name, directory=directory).data)
+    return json.dumps(records.load(name, directory=directory).data)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +76,7 @@ def _threads():
 def test_two_workers_give_the_serial_data_byte_for_byte(cluster, serial_grid, tmp_path):
     path = _run(cluster, tmp_path)
     assert list(cluster._client.run(_threads).values()) == [(1, 1, False)] * 2  # one thread each
-    record = results.load("attention_grid", directory=tmp_path)
+    record = records.load("attention_grid", directory=tmp_path)
     assert _data(tmp_path) == _data(serial_grid)
     assert record.environment["engine"] == cluster.description
     assert "2 worker process(es) x 1 thread" in cluster.description
@@ -229,7 +230,7 @@ def test_a_running_cluster_gives_the_serial_data(serial_grid, tmp_path):
         args = ["experiments", "--scale", "tiny", "--only", "grid", "--out", str(out)]
         assert cli.main([*args, "--scheduler", address]) == 0
         assert _data(out) == _data(serial_grid)
-        assert results.load("attention_grid", out).environment["engine"].endswith(address)
+        assert records.load("attention_grid", out).environment["engine"].endswith(address)
     finally:
         for process in (workers, scheduler):
             if process is not None:
@@ -303,8 +304,8 @@ def test_a_unit_runs_blas_and_torch_on_one_thread_whoever_calls_it(monkeypatch, 
     torch.set_num_threads(before[1])
     assert _library_threads() == before
     data, _ = grid.assemble(TINY, direct)
-    saved = results.load("attention_grid", directory=serial_grid)
-    assert results.data_hash(json.loads(json.dumps(data))) == saved.data_sha256
+    saved = records.load("attention_grid", directory=serial_grid)
+    assert records.data_hash(json.loads(json.dumps(data))) == saved.data_sha256
 
 
 @pytest.mark.parametrize(
@@ -332,7 +333,7 @@ def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path,
     out = tmp_path / "out"
     args = ["bench", "scaling", "--scale", "tiny", "--workers", "2", "--out", str(out)]
     assert cli.main(args) == 0
-    record = results.load("engine_scaling", directory=out)
+    record = records.load("engine_scaling", directory=out)
     runs = record.data["runs"]
     assert list(runs) == ["serial", "workers=1", "workers=2"] and record.data["identical"]
     assert "1 worker process(es)" in runs["workers=1"]["engine"]
@@ -343,10 +344,10 @@ def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path,
     )
     # --resume keeps the runs already measured by this code (none runs again)
     assert cli.main([*args, "--resume"]) == 0
-    again = results.load("engine_scaling", directory=out).data["runs"]
+    again = records.load("engine_scaling", directory=out).data["runs"]
     assert {label: run["wall_s"] for label, run in again.items()} == first
     # the chapter's table: measured where run, predicted from the one-worker unit costs
-    monkeypatch.setattr(results.load, "__defaults__", (out,))
+    monkeypatch.setattr(records.load, "__defaults__", (out,))
     rows, caption = studies.scaling()
     costs = list(runs["workers=1"]["unit_seconds"].values())
     # the running chapter's glued numbers
@@ -375,7 +376,7 @@ def test_bench_scaling_measures_serial_one_and_two_workers_and_resumes(tmp_path,
     partial.mkdir(parents=True)
     (partial / "meta.json").write_text('{"name": "attention_grid"}')
     assert cli.main([*args, "--resume"]) == 0
-    again = results.load("engine_scaling", directory=out).data["runs"]
+    again = records.load("engine_scaling", directory=out).data["runs"]
     assert again["workers=2"]["wall_s"] == first["workers=2"]
     assert again["serial"]["wall_s"] != first["serial"] and not partial.exists()
 
@@ -415,7 +416,7 @@ Toy, toy_unit, toy_assemble = (_namespace[k] for k in ("Toy", "toy_unit", "toy_a
 def toy_code(monkeypatch):
     """The toy's code hash, without hashing the theory modules its record name stands for
     (execution caches the hash it gives each unit: patched too)."""
-    monkeypatch.setattr(results, "source_hash", lambda modules: "0123456789abcdef")
+    monkeypatch.setattr(provenance, "source_hash", lambda modules: "0123456789abcdef")
     monkeypatch.setattr(execution, "_source_hash", lambda producers: "0123456789abcdef")
 
 
@@ -461,9 +462,10 @@ _TOY_RUN = _TOY + textwrap.dedent(
     import sys
     import time
     from pathlib import Path
-    from cotbook.book import results, runner
+    from cotbook.book import runner
+    from cotbook.book.records import provenance
 
-    results.source_hash = lambda modules: "0123456789abcdef"  # as the fixture toy_code
+    provenance.source_hash = lambda modules: "0123456789abcdef"  # as the fixture toy_code
     out, go = Path(sys.argv[1]), Path(sys.argv[2])
     print("ready", flush=True)
     while not go.exists():
@@ -488,7 +490,7 @@ def test_two_concurrent_resumes_one_runs_the_other_is_refused_at_once(tmp_path, 
     folder and the lock; the record is the one run's."""
     with pytest.raises(KeyboardInterrupt):
         _toy(tmp_path, run_unit=_stops_after(1))
-    for lock in list(results._Lock._held_here.values()):
+    for lock in list(checkpoint._Lock._held_here.values()):
         lock.release()  # the interrupted run's process ended: its lock went with it
     go = tmp_path / "go"
     runs = [
@@ -510,7 +512,7 @@ def test_two_concurrent_resumes_one_runs_the_other_is_refused_at_once(tmp_path, 
     refused = next(out for code, out, _ in outcomes if code == 3)
     assert f"writing to {tmp_path}: it holds the lock {tmp_path / TOY}.lock" in refused
     assert "Traceback" not in "".join(err for _, _, err in outcomes)
-    record = results.load(TOY, directory=tmp_path)
+    record = records.load(TOY, directory=tmp_path)
     assert sorted(record.data["units"]) == ["a", "b", "c"]
     assert not (tmp_path / f"{TOY}.partial").exists() and not (tmp_path / f"{TOY}.lock").exists()
 
@@ -537,7 +539,7 @@ def test_resume_refuses_a_damaged_or_edited_unit_by_name(tmp_path, toy_code, dam
     assert str(unit) in str(err.value) and "remove that file" in str(err.value)
     unit.unlink()
     _toy(tmp_path, resume=True)
-    assert results.load(TOY, directory=tmp_path).data["units"]["a"]["seed"] == 0
+    assert records.load(TOY, directory=tmp_path).data["units"]["a"]["seed"] == 0
 
 
 def test_a_scheduler_that_never_answers_is_refused_within_the_deadline(monkeypatch):
