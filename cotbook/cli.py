@@ -2,7 +2,7 @@
 
 - ``build [--execute]``: the book's pages at ``_build/html``, from the committed executed
   chapters (no kernel runs); ``--execute`` executes every chapter afresh
-  (:mod:`cotbook.book.read_build`).
+  (:mod:`cotbook.book.build.read_build`).
 - ``chapters [NAME ...]``: execute chapters into ``tests/book/notebooks/`` (the nbval copies),
   failing if one takes longer than its budget; the phase-diagram chapter also refreshes the
   figure README.md shows.
@@ -30,13 +30,13 @@
 - ``precompute [--only NAME ...]``: the chapters' slow tables and figures
   (:mod:`cotbook.book.precomputed`), one record each, which the chapters read back.
 - ``pdf [--html DIR] [--out FILE]``: the built book as one PDF, printed page by page by
-  headless Chromium in reading order (:mod:`cotbook.book.pdf`).
+  headless Chromium in reading order (:mod:`cotbook.book.build.pdf`).
 - ``authors --from CHECKOUT``: the paper authors' released measurement files, checked against
   their git blob ids and saved as the record ``authors_released``
-  (:mod:`cotbook.book.authors_release`); a missing or altered file fails before anything is
+  (:mod:`cotbook.book.authors.manifest`); a missing or altered file fails before anything is
   written.  ``authors rerun --from CHECKOUT --cells L,M ... --seeds ...``: their linear heatmap
   script, run unmodified at those cells and seeds, added to the record ``authors_reruns``
-  (:mod:`cotbook.book.authors_script`, :mod:`cotbook.book.authors_rerun`).
+  (:mod:`cotbook.book.authors_script`, :mod:`cotbook.book.authors.rerun`).
 
 Each command imports only what it needs (``authors`` and ``theory`` start no Dask, Jupyter or
 torch); their bodies are in :mod:`cotbook.commands`, the parser and its options here.
@@ -46,7 +46,7 @@ Long runs (``simulate``, ``experiments``, ``bench accuracy``, ``bench coverage``
 scale into ``_build/results/`` (ignored by git), or into ``--out DIR``.  They checkpoint every
 finished unit; ``--resume`` finishes an interrupted run.  They run serially in this process,
 on a local Dask cluster (``--workers N``) or on a running one (``--scheduler ADDRESS``), with
-byte-identical data (:mod:`cotbook.book.execution`).
+byte-identical data (:mod:`cotbook.book.runs.execution`).
 """
 
 from __future__ import annotations

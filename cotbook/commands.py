@@ -85,7 +85,7 @@ def _theory(args) -> int:
 
 
 def _chapters(args) -> int:
-    from .book import chapters
+    from .book.build import chapters
 
     root = Path(args.root)
     paths = chapters.chapter_paths(root)
@@ -115,7 +115,7 @@ def _chapters(args) -> int:
 def _studies(args, studies) -> int:
     """Run ``studies`` (``(name, spec, module with run_unit and assemble, environment
     extra)``) on the engine of ``--workers`` / ``--scheduler``; 1 if units failed."""
-    from .book import execution, kernel_cache, runner
+    from .book.runs import execution, kernel_cache, runner
 
     if args.workers is not None:  # the workers load what this process compiles once
         print(f"numba kernels compiled or loaded in {kernel_cache.warm():.1f} s", flush=True)
@@ -217,7 +217,7 @@ def _save_measured(name, config, compute, out, scale="paper", *, timings=None, e
     """Run ``compute() -> data`` and save it as the record ``name`` at ``scale``; its timings
     are the run's wall-clock, or ``timings(data)`` where the data measured their own (on the
     ``engine`` named)."""
-    from .book import runner
+    from .book.runs import runner
 
     directory = runner.output_directory(name, scale, out)
     code = records.code_info(records.RESULTS[name].producers)  # the code this run starts with
@@ -252,7 +252,7 @@ def _bench(args) -> int:
         spec = ridge_coverage.SCALES[args.scale]
         return _studies(args, [("ridge_coverage", spec, ridge_coverage, None)])
     if args.what == "scaling":
-        from .book import scaling
+        from .book.runs import scaling
 
         config = {"study": "attention_grid", "scale": args.scale, "workers": args.workers}
         runs = None if args.out is None else Path(args.out) / "engine_scaling-runs"
@@ -329,7 +329,7 @@ def _precompute(args) -> int:
 
 
 def _build(args) -> int:
-    from .book import read_build
+    from .book.build import read_build
 
     start = time.monotonic()
     built = read_build.build(args.root, execute=args.execute)
@@ -347,7 +347,7 @@ def _build(args) -> int:
 def _pdf(args) -> int:
     from pypdf import PdfReader
 
-    from .book import pdf
+    from .book.build import pdf
 
     out = pdf.build(args.html, args.out, jobs=args.jobs)
     print(f"saved {out} ({len(PdfReader(out).pages)} pages, {out.stat().st_size / 1e6:.1f} MB)")
@@ -355,28 +355,30 @@ def _pdf(args) -> int:
 
 
 def _authors(args) -> int:
-    from .book import authors_release
+    from .book.authors import manifest
 
     if args.source is None:
         raise ValueError("--from CHECKOUT is required (or 'authors rerun --help')")
-    path = authors_release.save_release(args.source, args.out)
+    path = manifest.save_release(args.source, args.out)
     size = path.stat().st_size
     print(
-        f"checked {len(authors_release.MANIFEST)} files of {authors_release.REPOSITORY}@"
-        f"{authors_release.COMMIT[:7]} against their git blob ids"
+        f"checked {len(manifest.MANIFEST)} files of {manifest.REPOSITORY}@"
+        f"{manifest.COMMIT[:7]} against their git blob ids"
     )
     print(f"saved {path} ({size / 1e6:.2f} MB)")
     return 0
 
 
 def _authors_rerun(args) -> int:
-    from .book import authors_rerun, authors_script, execution, runner
+    from .book import authors_script
+    from .book.authors import rerun
+    from .book.runs import execution, runner
 
     spec = authors_script.RerunSpec(((args.cells, args.seeds),), args.source)
     authors_script.load_script(args.source)  # a changed file is refused before any work
-    directory = runner.output_directory(authors_rerun.NAME, authors_rerun.SCALE, args.out)
-    found = authors_rerun.load(directory)
-    spec, done = authors_rerun.extended(spec, None if found is None else found[0])
+    directory = runner.output_directory(rerun.NAME, rerun.SCALE, args.out)
+    found = rerun.load(directory)
+    spec, done = rerun.extended(spec, None if found is None else found[0])
     todo = [u for u in spec.units() if u not in done]
     print(
         f"{len(spec.units())} runs of {authors_script.SCRIPT}: {len(done)} in the record, "
@@ -387,9 +389,9 @@ def _authors_rerun(args) -> int:
         return 0
     # the record's runs go into the checkpoint first: the record only grows
     with records.Checkpoint(
-        authors_rerun.NAME,
+        rerun.NAME,
         directory,
-        scale=authors_rerun.SCALE,
+        scale=rerun.SCALE,
         config=spec.to_dict(),
         resume=args.resume,
     ) as checkpoint:
@@ -401,8 +403,8 @@ def _authors_rerun(args) -> int:
         with execution.open_engine(args.workers, args.scheduler, args.no_workers) as engine:
             print(f"running on: {engine.description}", flush=True)
             path = runner.run_study(
-                authors_rerun.NAME,
-                authors_rerun.SCALE,
+                rerun.NAME,
+                rerun.SCALE,
                 spec,
                 authors_script.run_unit,
                 authors_script.assemble,

@@ -266,11 +266,12 @@ def their_draws() -> Study | None:
 
 def reruns() -> Study | None:
     """The authors' script run unmodified (:mod:`cotbook.book.authors_script`): the saved
-    ``authors_reruns`` record, checked (:func:`cotbook.book.authors_rerun.load`), or
+    ``authors_reruns`` record, checked (:func:`cotbook.book.authors.rerun.load`), or
     ``None``."""
-    from . import authors_rerun, authors_script
+    from . import authors_script
+    from .authors import rerun
 
-    found = authors_rerun.load()
+    found = rerun.load()
     if found is None:
         return None
     record, spec = found
@@ -503,7 +504,7 @@ def command_costs() -> list[CommandCost]:
 
 class ScalingRow(NamedTuple):
     """The Figure 2 grid on one engine: measured wall-clock (``None`` where not run) and the
-    wall-clock predicted from one-thread unit costs (:func:`~cotbook.book.scaling.makespan`
+    wall-clock predicted from one-thread unit costs (:func:`~cotbook.book.runs.scaling.makespan`
     plus the engine's start-up and close as measured), with its lower bound, in minutes."""
 
     engine: str
@@ -518,7 +519,7 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
     per-unit costs of the one-worker run (one thread, nothing else running; units in
     submission order) plus the one-worker run's overhead (its wall-clock less its units: the
     cluster's start-up, dispatch and close), with the measured time for the counts that ran."""
-    from . import scaling as engine_scaling
+    from .runs import scaling as engine_scaling
 
     record = records.load("engine_scaling")
     if record is None:

@@ -18,7 +18,7 @@ from book_build import ROOT
 from sphinx.pycode import ModuleAnalyzer
 
 from cotbook import theory
-from cotbook.book import chapters
+from cotbook.book.build import chapters
 
 PAGES = [ROOT / "book" / "api.md", ROOT / "book" / "api_experiments.md"]
 DIRECTIVE = re.compile(

@@ -1,6 +1,7 @@
 """The package's architecture, enforced: science never imports the book, the command line or
 the benchmarks; the ground imports no wing; nothing imports the benchmarks but the command line;
-and no module imports in a circle."""
+no module imports in a circle; a package's parts import only their own or a lower layer; and
+no module is over 700 lines, no folder holds more than 15 modules."""
 
 import ast
 from pathlib import Path
@@ -105,6 +106,117 @@ def _violations(graph):
             if target == "cotbook.bench" and module not in COMMAND_LINE:
                 bad.append(f"{module} -> {target} (only the command line runs benchmarks)")
     return sorted(bad)
+
+
+def _part(module, package):
+    """The part of ``package`` that ``module`` is or lies in, ``None`` outside it."""
+    if not module.startswith(package + "."):
+        return None
+    return module.split(".")[package.count(".") + 1]
+
+
+def _layer_violations(graph, layers) -> list:
+    """Every import from a lower layer to a higher one, and every part in no layer.
+
+    ``layers`` maps a package to its parts' layers, lowest first (a tuple is one layer of
+    several parts); a module (and anything below it) may import only modules of its own layer
+    or a lower one.  Imports leaving the package are left to the other rules."""
+    bad = []
+    for package, order in layers.items():
+        rank = {}
+        for k, layer in enumerate(order):
+            for name in (layer,) if isinstance(layer, str) else layer:
+                rank[name] = k
+        for module in sorted(m for m in graph if _part(m, package) is not None):
+            part = _part(module, package)
+            if part not in rank:
+                bad.append(f"{module} is in no layer of {package}")
+                continue
+            for target in sorted(graph[module]):
+                if rank.get(_part(target, package), -1) > rank[part]:
+                    bad.append(
+                        f"{module} -> {target} (a lower layer of {package} imports a higher)"
+                    )
+    return bad
+
+
+#: The book's layers, lowest first: what a chapter calls stays at the top of cotbook.book, its
+#: sub-packages hold the rest by job (issue 64).
+BOOK_LAYERS = {
+    "cotbook.book": (
+        ("precompute", "authors_script", "suite_timing", "sampling", "report"),
+        "records",
+        "runs",
+        "authors",
+        ("ledger", "report_file", "downloads", "plotting", "explorer", "explorer_page", "status"),
+        "build",
+        ("studies", "precomputed"),
+        "sphinx",
+    ),
+    "cotbook.book.records": ("provenance", "registry", "schema", "store", "checkpoint"),
+    "cotbook.book.runs": (("execution", "kernel_cache"), "runner", "scaling"),
+    "cotbook.book.authors": ("manifest", ("runs", "rerun"), ("versus", "floors")),
+    "cotbook.book.build": ("chapters", ("read_build", "pdf")),
+    "cotbook.book.sphinx": (("layout", "notebooks", "data", "footer", "pages"), "pasted"),
+}
+
+
+@pytest.mark.slow
+def test_the_book_imports_only_downwards():
+    assert _layer_violations(import_graph(), BOOK_LAYERS) == []
+
+
+def test_the_layer_check_catches_an_upward_import_and_an_unplaced_part():
+    graph = {
+        "cotbook.book.records.store": {"cotbook.book.records.schema", "cotbook._checks"},
+        "cotbook.book.records.schema": {"cotbook.book.records.store"},
+        "cotbook.book.records.extra": set(),
+        "cotbook.book.records": set(),
+    }
+    layers = {"cotbook.book.records": ("schema", "store")}
+    assert _layer_violations(graph, layers) == [
+        "cotbook.book.records.extra is in no layer of cotbook.book.records",
+        "cotbook.book.records.schema -> cotbook.book.records.store (a lower layer of "
+        "cotbook.book.records imports a higher)",
+    ]
+
+
+MAX_LINES, MAX_MODULES = 700, 15
+
+
+def _oversized(folder: Path) -> list:
+    """Every module under ``folder`` over :data:`MAX_LINES` lines, and every folder holding
+    more than :data:`MAX_MODULES` modules (``__init__`` counted)."""
+    bad = []
+    for path in sorted(folder.rglob("*.py")):
+        lines = len(path.read_text().splitlines())
+        if lines > MAX_LINES:
+            bad.append(f"{path.relative_to(folder.parent)}: {lines} lines")
+    for sub in sorted({folder, *(p.parent for p in folder.rglob("*.py"))}):
+        modules = len(list(sub.glob("*.py")))
+        if modules > MAX_MODULES:
+            bad.append(f"{sub.relative_to(folder.parent)}/: {modules} modules")
+    return bad
+
+
+# cotbook.theory joins the list when its own move (issue 64) lands
+@pytest.mark.parametrize("wing", ["book", "attention", "simulation"])
+def test_no_module_is_too_long_and_no_folder_too_full(wing):
+    assert _oversized(PACKAGE / wing) == []
+    top = [p for p in PACKAGE.glob("*.py") if len(p.read_text().splitlines()) > MAX_LINES]
+    assert len(list(PACKAGE.glob("*.py"))) <= MAX_MODULES and top == []
+
+
+def test_the_size_check_catches_a_long_module_and_a_full_folder(tmp_path):
+    wing = tmp_path / "wing"
+    (wing / "sub").mkdir(parents=True)
+    (wing / "long.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    for k in range(MAX_MODULES + 1):
+        (wing / "sub" / f"m{k}.py").write_text("")
+    assert _oversized(wing) == [
+        f"wing/long.py: {MAX_LINES + 1} lines",
+        f"wing/sub/: {MAX_MODULES + 1} modules",
+    ]
 
 
 @pytest.mark.slow

@@ -27,7 +27,7 @@ test that patches a name patches it in the module that uses it.
 
 from __future__ import annotations
 
-import importlib
+from ... import _lazy
 
 #: Every public name of the records, with the module that defines it (imported on first use).
 _LAZY = {
@@ -71,15 +71,5 @@ _LAZY = {
     "checkpoint": "cotbook.book.records.checkpoint",
 }
 
-__all__ = [name for name in _LAZY if not _LAZY[name].endswith(f".{name}")]
-
-
-def __getattr__(name):
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = importlib.import_module(_LAZY[name])
-    return module if _LAZY[name] == f"{__name__}.{name}" else getattr(module, name)
-
-
-def __dir__():
-    return sorted([*globals(), *_LAZY])
+__all__ = list(_LAZY)
+__getattr__, __dir__ = _lazy.face(__name__, _LAZY, globals(), keep=False)

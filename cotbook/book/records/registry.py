@@ -93,7 +93,7 @@ RESULTS = {
         ResultSpec(
             "engine_scaling",
             "paper",
-            ("cotbook.book.scaling",),
+            ("cotbook.book.runs.scaling",),
             "python -m cotbook bench scaling",
             required=False,
         ),
@@ -107,7 +107,7 @@ RESULTS = {
         ResultSpec(
             "authors_released",
             "released",
-            ("cotbook.book.authors_release",),
+            ("cotbook.book.authors.manifest",),
             "python -m cotbook authors --from CHECKOUT",
             stored_files=True,
         ),

@@ -7,7 +7,8 @@ import torch
 
 from cotbook import cli
 from cotbook.attention import layer, protocol, recheck, side_by_side, their_draws
-from cotbook.book import floors, records, studies
+from cotbook.book import records, studies
+from cotbook.book.authors import floors
 
 
 def test_the_book_trials_repeat_no_earlier_trial_and_use_their_settings():

@@ -101,7 +101,7 @@ def test_import_closure_follows_relative_absolute_and_nested_imports():
         assert module in closure
     assert "cotbook.theory.derivation" not in closure
     # a module that binds the lazy package (from .. import theory) may reach every name in it
-    assert "cotbook.theory.derivation" in records.import_closure("cotbook.book.kernel_cache")
+    assert "cotbook.theory.derivation" in records.import_closure("cotbook.book.runs.kernel_cache")
     assert "cotbook.attention" not in closure and "cotbook.book" not in closure
     assert records.import_closure("cotbook._checks") == ("cotbook", "cotbook._checks")
     # from ..attention import grid (a submodule) and from . import records (the book package)

@@ -28,3 +28,16 @@ def test_source_hash_ignores_docstrings_and_comments(tmp_path, monkeypatch):
     (tmp_path / "demo_mod_d.py").write_text("x = 1\n")
     (tmp_path / "demo_mod_e.py").write_text('"""Doc."""\n# a comment\nx = (1)\n')
     assert provenance._code_of("demo_mod_d") == provenance._code_of("demo_mod_e")
+
+
+def test_every_record_is_produced_by_its_roots_found_under_the_checkout():
+    """The modules are found under ROOT: a wrong one finds none, every closure is empty, every
+    committed record reads stale and one written then would never stale (issue 64 moved the
+    records one folder deeper)."""
+    assert (provenance.ROOT / "cotbook" / "book" / "records" / "provenance.py").is_file()
+    for name, spec in records.RESULTS.items():
+        assert {"cotbook", *spec.roots} <= set(spec.producers), name
+    scaling = records.RESULTS["engine_scaling"].producers
+    assert {"cotbook.book.records.store", "cotbook.book.runs.runner"} <= set(scaling)
+    assert "cotbook.book.authors.manifest" in records.RESULTS["authors_released"].producers
+    assert "cotbook.theory" in records.RESULTS["ridge_depths"].producers
