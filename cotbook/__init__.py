@@ -14,7 +14,8 @@ line or the benchmarks, and no module imports in a circle (``tests/unit/test_imp
   runs and their analysis, the Appendix A structure.
 - :mod:`cotbook.book` -- the book's machinery: result records, the saved-or-run loader,
   chapter execution, the claims ledger, tables and figures, the Sphinx extension.
-- :mod:`cotbook.cli` (``python -m cotbook``) and :mod:`cotbook.bench` (timings) sit on top.
+- :mod:`cotbook.cli` (``python -m cotbook``; its commands' bodies in :mod:`cotbook.commands`)
+  and :mod:`cotbook.bench` (timings) sit on top.
 
 The wings are imported on first use (``cotbook.theory`` works after ``import cotbook``);
 ``cotbook.phases`` is :mod:`cotbook.theory.phases`.

@@ -2,7 +2,7 @@
 
 - ``build [--execute]``: the book's pages at ``_build/html``, from the committed executed
   chapters (no kernel runs); ``--execute`` executes every chapter afresh
-  (:mod:`cotbook.book.read_build`).
+  (:mod:`cotbook.book.build.read_build`).
 - ``chapters [NAME ...]``: execute chapters into ``tests/book/notebooks/`` (the nbval copies),
   failing if one takes longer than its budget; the phase-diagram chapter also refreshes the
   figure README.md shows.
@@ -30,37 +30,33 @@
 - ``precompute [--only NAME ...]``: the chapters' slow tables and figures
   (:mod:`cotbook.book.precomputed`), one record each, which the chapters read back.
 - ``pdf [--html DIR] [--out FILE]``: the built book as one PDF, printed page by page by
-  headless Chromium in reading order (:mod:`cotbook.book.pdf`).
+  headless Chromium in reading order (:mod:`cotbook.book.build.pdf`).
 - ``authors --from CHECKOUT``: the paper authors' released measurement files, checked against
   their git blob ids and saved as the record ``authors_released``
-  (:mod:`cotbook.book.authors_release`); a missing or altered file fails before anything is
+  (:mod:`cotbook.book.authors.manifest`); a missing or altered file fails before anything is
   written.  ``authors rerun --from CHECKOUT --cells L,M ... --seeds ...``: their linear heatmap
   script, run unmodified at those cells and seeds, added to the record ``authors_reruns``
-  (:mod:`cotbook.book.authors_script`, :mod:`cotbook.book.authors_rerun`).
+  (:mod:`cotbook.book.authors_script`, :mod:`cotbook.book.authors.rerun`).
 
 Each command imports only what it needs (``authors`` and ``theory`` start no Dask, Jupyter or
-torch).
+torch); their bodies are in :mod:`cotbook.commands`, the parser and its options here.
 
 Long runs (``simulate``, ``experiments``, ``bench accuracy``, ``bench coverage``) save a record
-(:mod:`cotbook.book.results`): at the committed scale into ``book/results/``, at any other
+(:mod:`cotbook.book.records`): at the committed scale into ``book/results/``, at any other
 scale into ``_build/results/`` (ignored by git), or into ``--out DIR``.  They checkpoint every
 finished unit; ``--resume`` finishes an interrupted run.  They run serially in this process,
 on a local Dask cluster (``--workers N``) or on a running one (``--scheduler ADDRESS``), with
-byte-identical data (:mod:`cotbook.book.execution`).
+byte-identical data (:mod:`cotbook.book.runs.execution`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import signal
-import sys
-import time
 from pathlib import Path
 
-from . import __version__
-from .book import results
+from . import __version__, commands
+from .book import records
 
 CHAPTER_BUDGET_S = 180.0
 #: CPU seconds a ``theory`` call may spend before it refuses (issue 63: every call answers or
@@ -134,404 +130,6 @@ def _depth(text):
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}") from None
 
 
-class _OverBudget(BaseException):  # not an Exception: no handler in the engine swallows it
-    pass
-
-
-def _within_cpu_budget(seconds, call):
-    """``call()`` stopped with :class:`_OverBudget` once this process has spent ``seconds``
-    of CPU time on it (``ITIMER_PROF``: a busy machine slows the wall clock, not this).  The
-    timer fires again every 0.2 s until ``call`` returns, and whatever ``call`` raises after it
-    first fired counts as the budget's: a signal that lands inside a compiled kernel's call
-    back into Python (numba loading its cache) surfaces as a ``SystemError`` instead."""
-    fired = []
-
-    def over_budget(signum, frame):
-        fired.append(signum)
-        raise _OverBudget
-
-    previous = signal.signal(signal.SIGPROF, over_budget)
-    signal.setitimer(signal.ITIMER_PROF, seconds, 0.2)
-    try:
-        return call()
-    except BaseException:
-        if fired:
-            raise _OverBudget from None
-        raise
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, previous)
-
-
-def _theory(args) -> int:
-    from .theory import LAM_RTOL, AccuracyError, summary
-
-    def ask():
-        return summary(args.alpha, args.tau, args.sigma2, args.t, lam=args.lam)
-
-    try:
-        point = _within_cpu_budget(args.budget, ask)
-    except _OverBudget:
-        depths = ", ".join(map(str, sorted(set(args.t))))
-        raise SystemExit(
-            f"cotbook theory: E_t at (alpha={args.alpha:g}, tau={args.tau:g}, "
-            f"sigma2={args.sigma2:g}, lam={args.lam:g}) for t = {depths}: not answered within "
-            f"the {args.budget:g} s budget of CPU time (ask for fewer or shallower depths, or "
-            "give --budget SECONDS)"
-        ) from None
-    except AccuracyError as err:
-        hint = ""
-        if args.lam > 0:
-            reach = getattr(err, "certified_to", None)
-            deepest = f"t <= {reach}" if reach is not None and reach >= 0 else "shallower depths"
-            hint = (
-                f" (the lam > 0 curve is certified to {LAM_RTOL:g} relative + 1e-12 absolute; "
-                f"here it is certified for {deepest}: ask for those)"
-            )
-        asked = ", ".join(map(str, sorted(set(args.t))))
-        raise SystemExit(f"cotbook theory: for t = {asked}: {err}{hint}") from None
-    if args.json:
-        print(json.dumps({**point.to_dict(), "cotbook_version": __version__}, indent=2))
-    elif args.csv:
-        print(point.to_csv(), end="")
-    else:
-        print(point)
-    return 0
-
-
-def _chapters(args) -> int:
-    from .book import chapters
-
-    root = Path(args.root)
-    paths = chapters.chapter_paths(root)
-    if args.names:
-        unknown = set(args.names) - {p.stem for p in paths}
-        if unknown:
-            raise SystemExit(
-                f"unknown chapter(s): {', '.join(sorted(unknown))}; "
-                f"chapters are: {', '.join(p.stem for p in paths)}"
-            )
-        paths = [p for p in paths if p.stem in args.names]
-    slow = []
-    for path in paths:
-        print(f"executing {path.relative_to(root)} ...", flush=True)
-        seconds = chapters.execute(path, chapters.executed_copy(root, path))
-        print(f"  {seconds:.1f} s -> {chapters.executed_copy(root, path).relative_to(root)}")
-        if seconds > args.budget:
-            slow.append(f"{path.stem} ({seconds:.0f} s)")
-        if path.stem == chapters.README_FIGURE[0]:
-            print(f"  README figure -> {chapters.write_readme_figure(root).relative_to(root)}")
-    if slow:
-        print(f"over the {args.budget:.0f} s budget: {', '.join(slow)}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _studies(args, studies) -> int:
-    """Run ``studies`` (``(name, spec, module with run_unit and assemble, environment
-    extra)``) on the engine of ``--workers`` / ``--scheduler``; 1 if units failed."""
-    from .book import execution, kernel_cache, runner
-
-    if args.workers is not None:  # the workers load what this process compiles once
-        print(f"numba kernels compiled or loaded in {kernel_cache.warm():.1f} s", flush=True)
-    try:
-        with execution.open_engine(args.workers, args.scheduler, args.no_workers) as engine:
-            print(f"running on: {engine.description}", flush=True)
-            for name, spec, module, extra in studies:
-                path = runner.run_study(
-                    name,
-                    args.scale,
-                    spec,
-                    module.run_unit,
-                    module.assemble,
-                    out=args.out,
-                    force=args.force,
-                    resume=args.resume,
-                    engine=engine,
-                    environment_extra=extra,
-                )
-                print(f"saved {path}")
-    except (runner.RunFailed, execution.NoWorkers) as err:
-        print(f"cotbook {args.command}: {err}", file=sys.stderr)
-        return 1
-    return 0
-
-
-def _simulate(args) -> int:
-    from .simulation import finite_size
-
-    spec = finite_size.SCALES[args.scale]
-    spec = finite_size.SimulationSpec.from_dict(dict(spec.to_dict(), seed=args.seed))
-    name = "theory_vs_simulation_precision" if args.scale == "precision" else "theory_vs_simulation"
-    return _studies(args, [(name, spec, finite_size, None)])
-
-
-def _experiments(args) -> int:
-    from .attention import (
-        grid,
-        instability,
-        layer,
-        lottery,
-        protocol,
-        recheck,
-        side_by_side,
-        softmax_study,
-        their_draws,
-    )
-
-    jobs = {  # --only name: (record, scales, spec class, module with run_unit and assemble)
-        "grid": ("attention_grid", grid.GRID_SCALES, grid.GridSpec, grid),
-        "sensitivity": (
-            "attention_sensitivity",
-            grid.SENSITIVITY_SCALES,
-            grid.SensitivitySpec,
-            grid,
-        ),
-        "instability": (
-            "attention_instability",
-            instability.SCALES,
-            instability.InstabilitySpec,
-            instability,
-        ),
-        "softmax": (
-            "attention_softmax",
-            softmax_study.SCALES,
-            softmax_study.SoftmaxSpec,
-            softmax_study,
-        ),
-        "lottery": ("authors_lottery", lottery.SCALES, lottery.LotterySpec, lottery),
-        # hours at paper scale: run only when asked for by name
-        "protocol": ("authors_protocol", protocol.SCALES, protocol.ProtocolSpec, protocol),
-        "recheck": ("authors_recheck", recheck.SCALES, protocol.ProtocolSpec, protocol),
-        "side_by_side": (
-            "authors_side_by_side",
-            side_by_side.SCALES,
-            protocol.ProtocolSpec,
-            protocol,
-        ),
-        "their_draws": ("authors_draws", their_draws.SCALES, their_draws.DrawsSpec, their_draws),
-    }
-    by_name = ("protocol", "recheck", "side_by_side", "their_draws")
-    default = [w for w in jobs if w not in by_name and args.scale in jobs[w][1]]
-    chosen = [args.only] if args.only else default
-    for what in chosen:
-        if args.scale not in jobs[what][1]:
-            raise SystemExit(
-                f"--scale {args.scale} is not a scale of {what}: {sorted(jobs[what][1])}"
-            )
-    studies = []
-    for what in chosen:
-        name, scales, kind, module = jobs[what]
-        seed = {} if args.seed is None else {"seed": args.seed}
-        spec = kind.from_dict(dict(scales[args.scale].to_dict(), **seed))
-        studies.append((name, spec, module, {"device": str(layer.device())}))
-    return _studies(args, studies)
-
-
-def _save_measured(name, config, compute, out, scale="paper", *, timings=None, engine=None):
-    """Run ``compute() -> data`` and save it as the record ``name`` at ``scale``; its timings
-    are the run's wall-clock, or ``timings(data)`` where the data measured their own (on the
-    ``engine`` named)."""
-    from .book import runner
-
-    directory = runner.output_directory(name, scale, out)
-    code = results.code_info(results.RESULTS[name].producers)  # the code this run starts with
-    start = time.perf_counter()
-    data = compute()
-    elapsed = {"total": time.perf_counter() - start}
-    path = results.save(
-        name,
-        scale=scale,
-        config=config,
-        data=data,
-        timings=elapsed if timings is None else timings(data),
-        code=code,
-        environment_extra=None if engine is None else {"engine": engine},
-        directory=directory,
-    )
-    print(f"saved {path}")
-    return data
-
-
-def _bench(args) -> int:
-    from . import bench
-
-    if args.what == "accuracy":
-        from .theory import numerics
-
-        spec = numerics.SCALES[args.scale]
-        return _studies(args, [("theory_accuracy", spec, numerics, None)])
-    if args.what == "coverage":
-        from .theory.ridge import coverage as ridge_coverage
-
-        spec = ridge_coverage.SCALES[args.scale]
-        return _studies(args, [("ridge_coverage", spec, ridge_coverage, None)])
-    if args.what == "scaling":
-        from .book import scaling
-
-        config = {"study": "attention_grid", "scale": args.scale, "workers": args.workers}
-        runs = None if args.out is None else Path(args.out) / "engine_scaling-runs"
-        data = _save_measured(
-            "engine_scaling",
-            config,
-            lambda: scaling.measure(args.scale, args.workers, runs, resume=args.resume),
-            args.out,
-            scale=args.scale,
-        )
-        for label, run in data["runs"].items():
-            print(f"{label}: {run['wall_s']:.1f} s")
-        for ratio, x in data["speedup"].items():
-            print(f"{ratio}: {x:.2f}x")
-        print(f"data identical: {data['identical']}")
-        return 0
-    if args.what == "tests":
-        from .book import suite_timing
-
-        data = _save_measured(
-            "test_suite",
-            {"command": "python " + " ".join(suite_timing.COMMAND)},
-            lambda: suite_timing.measure(args.root),
-            args.out,
-            # as a long run's record: the work (CPU time, all processes) and the wall-clock
-            timings=lambda data: {"total": data["cpu_s"], "this_session": data["wall_s"]},
-            engine=suite_timing.ENGINE,
-        )
-        print(f"{data['tests']} tests in {data['wall_s'] / 60:.1f} min, {data['cpu_s']:.0f} CPU s")
-        for group, seconds, share in suite_timing.summary(data)[0]:
-            print(f"  {group}: {seconds:.0f} test-s ({share:.0%})")
-        return 0
-    if args.what == "attention":
-        settings = dict(bench.ATTENTION_SETTINGS)
-        report = _save_measured(
-            "attention_benchmark", settings, lambda: bench.attention_benchmark(**settings), args.out
-        )
-    elif args.what == "theory":
-        report = _save_measured(
-            "theory_benchmark",
-            results.default_config(bench.theory_benchmark),
-            bench.theory_benchmark,
-            args.out,
-        )
-    else:
-        report = bench.simulate_benchmark()
-    for key, value in report.items():
-        print(f"{key}: {value}")
-    return 0
-
-
-def _explorer(args) -> int:
-    from .book import explorer
-
-    grid = explorer.SCALES[args.scale]
-    data = _save_measured(
-        "theory_explorer", grid.to_dict(), lambda: explorer.measure(grid), args.out, args.scale
-    )
-    for row in data["interpolation"]:
-        print(
-            f"sigma2 = {row['sigma2']:g}: interpolation error median {row['median']:.3g}, "
-            f"95% {row['p95']:.3g}, largest {row['largest']:.3g} decades"
-        )
-    return 0
-
-
-def _precompute(args) -> int:
-    from .book import precomputed
-
-    for name in args.only or list(precomputed.STUDIES):
-        study = precomputed.STUDIES[name]
-        _save_measured(name, study.config, lambda s=study: s.compute(s.config), args.out)
-    return 0
-
-
-def _build(args) -> int:
-    from .book import read_build
-
-    start = time.monotonic()
-    built = read_build.build(args.root, execute=args.execute)
-    if built.returncode != 0:
-        print(built.log[-5000:], file=sys.stderr)
-        print(
-            f"the build failed (exit status {built.returncode}); its log ends above",
-            file=sys.stderr,
-        )
-        return 1
-    print(f"built {built.html / 'index.html'} in {time.monotonic() - start:.0f} s")
-    return 0
-
-
-def _pdf(args) -> int:
-    from pypdf import PdfReader
-
-    from .book import pdf
-
-    out = pdf.build(args.html, args.out, jobs=args.jobs)
-    print(f"saved {out} ({len(PdfReader(out).pages)} pages, {out.stat().st_size / 1e6:.1f} MB)")
-    return 0
-
-
-def _authors(args) -> int:
-    from .book import authors_release
-
-    if args.source is None:
-        raise ValueError("--from CHECKOUT is required (or 'authors rerun --help')")
-    path = authors_release.save_release(args.source, args.out)
-    size = path.stat().st_size
-    print(
-        f"checked {len(authors_release.MANIFEST)} files of {authors_release.REPOSITORY}@"
-        f"{authors_release.COMMIT[:7]} against their git blob ids"
-    )
-    print(f"saved {path} ({size / 1e6:.2f} MB)")
-    return 0
-
-
-def _authors_rerun(args) -> int:
-    from .book import authors_rerun, authors_script, execution, runner
-
-    spec = authors_script.RerunSpec(((args.cells, args.seeds),), args.source)
-    authors_script.load_script(args.source)  # a changed file is refused before any work
-    directory = runner.output_directory(authors_rerun.NAME, authors_rerun.SCALE, args.out)
-    found = authors_rerun.load(directory)
-    spec, done = authors_rerun.extended(spec, None if found is None else found[0])
-    todo = [u for u in spec.units() if u not in done]
-    print(
-        f"{len(spec.units())} runs of {authors_script.SCRIPT}: {len(done)} in the record, "
-        f"{len(todo)} to run",
-        flush=True,
-    )
-    if not todo:
-        return 0
-    # the record's runs go into the checkpoint first: the record only grows
-    with results.Checkpoint(
-        authors_rerun.NAME,
-        directory,
-        scale=authors_rerun.SCALE,
-        config=spec.to_dict(),
-        resume=args.resume,
-    ) as checkpoint:
-        have = checkpoint.done()
-        for unit, result in done.items():
-            if unit not in have:
-                checkpoint.add(unit, result)
-    try:
-        with execution.open_engine(args.workers, args.scheduler, args.no_workers) as engine:
-            print(f"running on: {engine.description}", flush=True)
-            path = runner.run_study(
-                authors_rerun.NAME,
-                authors_rerun.SCALE,
-                spec,
-                authors_script.run_unit,
-                authors_script.assemble,
-                out=directory,
-                resume=True,
-                engine=engine,
-            )
-    except (runner.RunFailed, execution.NoWorkers) as err:
-        print(f"cotbook authors rerun: {err}", file=sys.stderr)
-        return 1
-    print(f"saved {path}")
-    return 0
-
-
 def _add_authors(sub) -> None:
     p = sub.add_parser(
         "authors",
@@ -553,7 +151,7 @@ def _add_authors(sub) -> None:
     p.add_argument(
         "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
     )
-    p.set_defaults(run=_authors)
+    p.set_defaults(run=commands._authors)
     q = p.add_subparsers(dest="action").add_parser(
         "rerun",
         help="their linear heatmap script run unmodified at chosen cells and seeds",
@@ -590,7 +188,7 @@ def _add_authors(sub) -> None:
         "--resume", action="store_true", help="finish an interrupted command from its checkpoint"
     )
     _add_engine_options(q)
-    q.set_defaults(run=_authors_rerun)
+    q.set_defaults(run=commands._authors_rerun)
 
 
 def _scales_help(scales) -> str:
@@ -615,9 +213,9 @@ def _add_engine_options(p) -> None:
         "--no-workers",
         choices=("wait", "stop"),
         default="wait",
-        help="when the cluster has had no running worker for 20 s: say so and keep waiting, repeating "
-        "the count of finished units every minute (wait, the default), or stop, the finished "
-        "units kept for --resume (stop)",
+        help="when the cluster has had no running worker for 20 s: say so and keep waiting, "
+        "repeating the count of finished units every minute (wait, the default), or stop, the "
+        "finished units kept for --resume (stop)",
     )
 
 
@@ -668,7 +266,7 @@ def _add_theory(sub) -> None:
     form = p.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="one JSON object")
     form.add_argument("--csv", action="store_true", help="CSV of t,E_t")
-    p.set_defaults(run=_theory)
+    p.set_defaults(run=commands._theory)
 
 
 def main(argv=None) -> int:
@@ -686,7 +284,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--execute", action="store_true", help="execute every chapter (minutes; needs no copies)"
     )
-    p.set_defaults(run=_build)
+    p.set_defaults(run=commands._build)
     p = sub.add_parser("chapters", help="execute chapters into tests/book/notebooks (nbval copies)")
     p.add_argument("names", nargs="*", help="chapter names (file stems); default: all")
     p.add_argument("--root", default=".", help="repository root (default: %(default)s)")
@@ -696,7 +294,7 @@ def main(argv=None) -> int:
         default=CHAPTER_BUDGET_S,
         help="seconds per chapter (default: %(default)s)",
     )
-    p.set_defaults(run=_chapters)
+    p.set_defaults(run=commands._chapters)
     p = sub.add_parser(
         "simulate",
         help="theory vs finite-D simulation (Appendix E figure)",
@@ -706,7 +304,7 @@ def main(argv=None) -> int:
     p.add_argument("--scale", choices=list(_SIMULATE_SCALES), default="book", help=_SCALE_HELP)
     p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
     _add_output_options(p)
-    p.set_defaults(run=_simulate)
+    p.set_defaults(run=commands._simulate)
     p = sub.add_parser(
         "experiments",
         help="trained attention models over (L, M) (Figure 2)",
@@ -728,7 +326,7 @@ def main(argv=None) -> int:
         "side_by_side's 11)",
     )
     _add_output_options(p)
-    p.set_defaults(run=_experiments)
+    p.set_defaults(run=commands._experiments)
     p = sub.add_parser(
         "pdf",
         help="the built book as one PDF",
@@ -744,7 +342,7 @@ def main(argv=None) -> int:
         "--out", default=str(_ROOT / "_build" / "cotbook.pdf"), help="(default: %(default)s)"
     )
     p.add_argument("--jobs", type=_workers, default=2, help="pages printed at once (default: 2)")
-    p.set_defaults(run=_pdf)
+    p.set_defaults(run=commands._pdf)
     p = sub.add_parser(
         "explorer",
         help="the explorer page's data (a record)",
@@ -755,7 +353,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
     )
-    p.set_defaults(run=_explorer)
+    p.set_defaults(run=commands._explorer)
     p = sub.add_parser(
         "precompute",
         help="the chapters' slow tables and figures (records)",
@@ -766,13 +364,13 @@ def main(argv=None) -> int:
     p.add_argument(
         "--only",
         nargs="+",
-        choices=sorted(results.PRECOMPUTED_ROOTS),
+        choices=sorted(records.PRECOMPUTED_ROOTS),
         help="these studies (default: all)",
     )
     p.add_argument(
         "--out", metavar="DIR", help="folder for the saved records (default: book/results/)"
     )
-    p.set_defaults(run=_precompute)
+    p.set_defaults(run=commands._precompute)
     p = sub.add_parser(
         "bench",
         help="timings; theory, accuracy, coverage, attention and tests save a record",
@@ -784,16 +382,16 @@ def main(argv=None) -> int:
         f"README's test command (saved); {_COSTS}.",
     )
     kinds = p.add_subparsers(dest="what", required=True)
-    kinds.add_parser("simulate").set_defaults(run=_bench)
+    kinds.add_parser("simulate").set_defaults(run=commands._bench)
     q = kinds.add_parser("theory", description="The theory engine's timings (saved).")
     q.add_argument(
         "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
     )
-    q.set_defaults(run=_bench)
+    q.set_defaults(run=commands._bench)
     q = kinds.add_parser("accuracy", description="The Appendix D accuracy table (a long run).")
     q.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
     _add_output_options(q)
-    q.set_defaults(run=_bench)
+    q.set_defaults(run=commands._bench)
     q = kinds.add_parser(
         "coverage",
         description="How deep the lambda > 0 engine certifies E_t at random points of the "
@@ -801,7 +399,7 @@ def main(argv=None) -> int:
     )
     q.add_argument("--scale", choices=["tiny", "paper"], default="paper", help=_SCALE_HELP)
     _add_output_options(q)
-    q.set_defaults(run=_bench)
+    q.set_defaults(run=commands._bench)
     q = kinds.add_parser(
         "tests",
         description="The README's test command run once in a checkout: its wall-clock, CPU "
@@ -813,7 +411,7 @@ def main(argv=None) -> int:
     q.add_argument(
         "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
     )
-    q.set_defaults(run=_bench)
+    q.set_defaults(run=commands._bench)
     q = kinds.add_parser(
         "scaling",
         description="The Figure 2 grid serially, on one worker process and on a local Dask "
@@ -832,12 +430,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="keep the runs an interrupted measurement finished (same scale and code)",
     )
-    q.set_defaults(run=_bench)
+    q.set_defaults(run=commands._bench)
     q = kinds.add_parser("attention")
     q.add_argument(
         "--out", metavar="DIR", help="folder for the saved record (default: book/results/)"
     )
-    q.set_defaults(run=_bench)
+    q.set_defaults(run=commands._bench)
     _add_theory(sub)
     _add_authors(sub)
     args = parser.parse_args(argv)

@@ -16,7 +16,8 @@ from pathlib import Path
 # imported, so set here, before): two processes each spinning two OpenMP threads on two cores
 # made single tests up to ten times slower.
 if "PYTEST_XDIST_WORKER" in os.environ:
-    from cotbook.book.execution import ONE_THREAD  # what a cluster worker gets; imports no numba
+    # what a cluster worker gets; imports no numba
+    from cotbook.book.runs.execution import ONE_THREAD
 
     for var, value in ONE_THREAD.items():
         os.environ.setdefault(var, value)
@@ -38,7 +39,7 @@ def pytest_configure(config):
         return
     import warmup
 
-    from cotbook.book.execution import ONE_THREAD
+    from cotbook.book.runs.execution import ONE_THREAD
 
     folder, processes = warmup.start({**os.environ, **ONE_THREAD})
     os.environ[warmup.VARIABLE] = str(folder)  # the workers inherit it
@@ -56,11 +57,11 @@ def pytest_collection_finish(session):
 
 def pytest_collection_modifyitems(config, items):
     """The test files slowest first, by the committed record of a run (tests/file_order.py)."""
-    from cotbook.book import results
+    from cotbook.book import records
 
     try:
-        record = results.load("test_suite")
-    except results.ResultError:  # a damaged record fails its own test, not the collection
+        record = records.load("test_suite")
+    except records.ResultError:  # a damaged record fails its own test, not the collection
         return
     if record is None or not items:
         return

@@ -1,14 +1,15 @@
 """The numba warm-up of a test run on pytest-xdist workers (tests/conftest.py).
 
-The controller compiles every kernel once (cotbook.book.kernel_cache), in two processes, one per
-core, while the workers start and collect the tests; each worker waits for both before its first
-test. Without it, on a fresh clone the workers, their chapter kernels and the subprocesses they
-start would each compile the same kernels, several at the same time; a warm cache is only loaded.
+The controller compiles every kernel once (cotbook.book.runs.kernel_cache), in two processes, one
+per core, while the workers start and collect the tests; each worker waits for both before its
+first test. Without it, on a fresh clone the workers, their chapter kernels and the subprocesses
+they start would each compile the same kernels, several at the same time; a warm cache is only
+loaded.
 
 Each warm-up process logs numba's cache events (``NUMBA_DEBUG_CACHE``), and the one that warms
 the attention kernels then runs :data:`PROGRAM`, one call of the CoT-error kernel, hashed. On an
 empty cache (a fresh clone) that is the first process of the kernel-cache test
-(tests/unit/book/test_kernel_cache.py), which then need not compile everything a second time.
+(tests/unit/book/runs/test_kernel_cache.py), which then need not compile everything a second time.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def start(env: dict) -> tuple[Path, list[subprocess.Popen]]:
     folder = Path(tempfile.mkdtemp(prefix="cotbook-warmup-"))
     processes = []
     for i, groups in enumerate(GROUPS):
-        code = f"from cotbook.book import kernel_cache\nkernel_cache.warm({groups!r})\n"
+        code = f"from cotbook.book.runs import kernel_cache\nkernel_cache.warm({groups!r})\n"
         if "attention" in groups:
             code = with_program(code)
         done = folder / f"{i}.done"

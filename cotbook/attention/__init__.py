@@ -24,7 +24,7 @@ from .layer import __all__ as _layer_all
 
 # imported on first use, so that a study's import closure (the producers of its record) holds
 # the modules it computes with and no others: the Figure 2 grid does not import the theory
-# (cotbook.book.results.import_closure reads this table)
+# (cotbook.book.records.import_closure reads this table)
 _LAZY = {
     "grid": "cotbook.attention.grid",
     "protocol": "cotbook.attention.protocol",

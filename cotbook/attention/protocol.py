@@ -1,7 +1,7 @@
 """The authors' released protocol, run by the book's trainer with several trials per cell.
 
 The heatmaps the authors released (``taka255/cot_asymptotics`` at ``1ed6569``; the record
-``authors_released``, :mod:`cotbook.book.authors`) were trained with settings that differ from
+``authors_released``, :mod:`cotbook.book.authors.runs`) were trained with settings that differ from
 those the paper states for Figure 2: ``lambda = 1e-3`` (paper: 1e-5), 5000 Adam steps (paper:
 3000), batch 300, one merged ``W = W_K^T W_Q``, parameters from ``0.01 N(0, 1)``, the query
 attending to the ``L`` examples only (paper: the examples and every earlier estimate), ``E_t``

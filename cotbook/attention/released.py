@@ -2,7 +2,7 @@
 their own spread.
 
 The authors released the measurements behind their Figure 2 and Appendix A figure
-(``taka255/cot_asymptotics`` at ``1ed6569``; parsed by :mod:`cotbook.book.authors`).  This
+(``taka255/cot_asymptotics`` at ``1ed6569``; parsed by :mod:`cotbook.book.authors.runs`).  This
 module holds what the book computes from them, on plain numbers and arrays (it never reads the
 record itself): which stated protocol each run departs from, and where (:func:`protocol_of`,
 :func:`mismatches`); how far two runs on the same seeds lie apart (:func:`factor_apart`);
@@ -206,7 +206,7 @@ def _real(value) -> bool:
 
 def factor_apart(a, b) -> np.ndarray:
     """``max(a / b, b / a)`` elementwise: by what factor two positive error grids differ (1
-    where they agree), e.g. two runs on the same seeds (:mod:`cotbook.book.authors`).
+    where they agree), e.g. two runs on the same seeds (:mod:`cotbook.book.authors.runs`).
 
     Examples
     --------

@@ -7,7 +7,7 @@ authors' released value lay above every trial of the book's -- each trained :dat
 times by :mod:`cotbook.attention.layer` under their released settings
 (:data:`cotbook.attention.protocol.RELEASED_SETTINGS`) from the root seed :data:`SEED`, which
 no earlier record uses (``authors_protocol``: 0, ``authors_recheck``: 1), and the authors'
-script (:mod:`cotbook.book.authors_rerun`) at the seeds :data:`SCRIPT_SEEDS`.  The study is a
+script (:mod:`cotbook.book.authors.rerun`) at the seeds :data:`SCRIPT_SEEDS`.  The study is a
 :class:`cotbook.attention.protocol.ProtocolSpec` run by :mod:`cotbook.attention.protocol`:
 ``python -m cotbook experiments --scale paper --only side_by_side`` (record
 ``authors_side_by_side``).

@@ -1,7 +1,7 @@
 """The book's training computation fed the authors' random draws: which part of a run decides
 its floor, the code or the draws?
 
-The authors' script (:mod:`cotbook.book.authors_rerun`) and the book's trainer
+The authors' script (:mod:`cotbook.book.authors.rerun`) and the book's trainer
 (:mod:`cotbook.attention.layer`) compute the same model and objective in different ways: their
 script builds every token and lets autograd differentiate the full matrices, in float32, with
 torch's default Adam; the book trains on the second moments ``S`` of the examples with a fused

@@ -12,13 +12,13 @@ other seeds, fresh runs of their implementation to set beside the book's trainer
 (:mod:`cotbook.attention.layer`).
 
 A study is a :class:`RerunSpec` (cells and seeds, one pair per command), run unit by unit by
-:func:`cotbook.book.runner.run_study` (``python -m cotbook authors rerun --from CHECKOUT
+:func:`cotbook.book.runs.runner.run_study` (``python -m cotbook authors rerun --from CHECKOUT
 --cells ... --seeds ...``): one unit is one run of their script.  The record
 ``authors_reruns`` keeps, per run, the curve ``E_t``, the final objective (their data loss on
 the whole training set plus their penalty, computed with their functions after the
 evaluation, so the released curve is untouched) and the seconds it took; its configuration
 holds the repository, commit and blob ids, the commands and their runs.
-:mod:`cotbook.book.authors_rerun` keeps the record: it grows it command by command and refuses
+:mod:`cotbook.book.authors.rerun` keeps the record: it grows it command by command and refuses
 on load a record whose script differs from this module's or whose runs are not those its
 commands make.  This module imports nothing of the book's record machinery, so that the
 record's code hash covers the runs' code alone.
@@ -221,7 +221,7 @@ def _unit(unit) -> tuple:
 
 
 def blob_id(data: bytes) -> str:
-    """Git's id of a file holding ``data`` (:func:`cotbook.book.results.git_blob_id`, tested:
+    """Git's id of a file holding ``data`` (:func:`cotbook.book.records.git_blob_id`, tested:
     not imported, so that a change to the records' machinery does not touch these runs)."""
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 

@@ -4,7 +4,7 @@ A chapter calls :func:`offer` under a figure with the arrays it plotted. The cel
 download link (HTML) and a one-line description (plain text); the file's content travels inside
 the executed notebook, in the output's metadata under the key :data:`KEY`, and the book's Sphinx
 extension
-(:mod:`cotbook.book.sphinx_data`) writes it to ``data/<name>`` beside the page, where the link
+(:mod:`cotbook.book.sphinx.data`) writes it to ``data/<name>`` beside the page, where the link
 points. No file is written while the chapter runs, so a chapter executes the same way in the
 book's build, under nbval and in JupyterLab.
 """

@@ -1,14 +1,14 @@
 """Chapter computations too slow to repeat on every test run: computed once, read back.
 
-Each entry of :data:`STUDIES` is a record of :mod:`cotbook.book.results` that one chapter
+Each entry of :data:`STUDIES` is a record of :mod:`cotbook.book.records` that one chapter
 shows, computed by its own module of :mod:`cotbook.book.precompute`: its parameters (the
 record's configuration), ``compute(config) -> data`` (plain JSON) and ``decode(data)``, which
 gives the chapter the objects the computing functions return.
 ``python -m cotbook precompute [--only NAME ...]`` writes the records to ``book/results/``;
 a chapter calls :func:`load`, which reads the committed record or, where it is missing,
 computes it now, and says which in its caption.  A record's producers are the import closure
-of its module (:data:`cotbook.book.results.PRECOMPUTED_ROOTS` and
-:func:`cotbook.book.results.import_closure`), so a change in how it is computed stales it, and
+of its module (:data:`cotbook.book.records.PRECOMPUTED_ROOTS` and
+:func:`cotbook.book.records.import_closure`), so a change in how it is computed stales it, and
 the test that checks committed records asks for a rerun; this loader and the summaries here
 (:func:`ridge_boundary`) only read records, and are in no record's closure.
 
@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from . import precompute, results
+from . import precompute, records
 
 __all__ = ["Precomputed", "RidgeBoundary", "STUDIES", "compute", "load", "ridge_boundary"]
 
@@ -124,10 +124,10 @@ def load(name):
     from .studies import Study, caption  # the chapter's loader
 
     study = _study(name)
-    record = results.load(name)
+    record = records.load(name)
     if record is not None:
         if record.config != study.config:
-            raise results.ResultError(
+            raise records.ResultError(
                 f"{record.path}: configuration differs from the study's; rerun "
                 f"`{record.spec.command}`"
             )

@@ -158,7 +158,7 @@ def verdict_counts(rows: list[dict]) -> dict[str, int]:
 
 def glued_in(folder) -> dict[str, dict[str, str]]:
     """``{chapter: {key: text}}`` glued in the executed notebooks of ``folder`` (the chapters'
-    executed copies, :data:`cotbook.book.chapters.NOTEBOOK_DIR`), by file name."""
+    executed copies, :data:`cotbook.book.build.chapters.NOTEBOOK_DIR`), by file name."""
     from pathlib import Path
 
     import nbformat

@@ -10,7 +10,7 @@ import platform
 
 from cotbook import __version__
 
-from . import results
+from . import records
 
 __all__ = ["LIBRARIES", "environment_rows"]
 
@@ -70,7 +70,7 @@ def environment_rows() -> list[tuple[str, str]]:
         ("cotbook", __version__),
         ("Python", platform.python_version()),
         ("system", platform.platform()),
-        ("processor", results.cpu_text(results.cpu())),
+        ("processor", records.cpu_text(records.cpu())),
         ("cores", str(_cores())),
         ("memory", _memory()),
         ("device", _device()),

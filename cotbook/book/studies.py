@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from . import results
+from . import records
 
 # Each study imports the wing it reads inside its function: a chapter that reads a theory
 # record does not pay for torch, numba's attention kernels or Dask (about 2.5 s per kernel).
@@ -57,7 +57,7 @@ class Study:
     data: dict
     timings_s: dict
     caption: str
-    record: results.Record | None
+    record: records.Record | None
 
 
 #: Width of a caption line: a chapter prints it in the text column (80 characters fit).
@@ -82,13 +82,13 @@ def caption(scale, origin, description, record=None) -> str:
 
 
 def _saved(name, from_dict, describe) -> Study | None:
-    record = results.load(name)
+    record = records.load(name)
     if record is None:
         return None
     try:
         spec = from_dict(record.config)
     except (ValueError, TypeError) as err:
-        raise results.ResultError(f"{record.path}: invalid configuration ({err})") from None
+        raise records.ResultError(f"{record.path}: invalid configuration ({err})") from None
     origin = f"read from book/results/{record.path.name}"
     text = caption(record.scale, origin, describe(spec), record)
     return Study(spec, record.data, record.timings_s, text, record)
@@ -114,12 +114,12 @@ def _saved_or_now(name, scale, scales, from_dict, run, describe) -> Study:
 
 
 def _required(name, from_dict, describe) -> Study:
-    """:func:`_saved`, where a missing record is a :class:`~cotbook.book.results.ResultError`
+    """:func:`_saved`, where a missing record is a :class:`~cotbook.book.records.ResultError`
     that names the command writing it (a run too long for a chapter)."""
     saved = _saved(name, from_dict, describe)
     if saved is None:
-        raise results.ResultError(
-            f"no {name} record in {results.RESULTS_DIR}: run `{results.RESULTS[name].command}`"
+        raise records.ResultError(
+            f"no {name} record in {records.RESULTS_DIR}: run `{records.RESULTS[name].command}`"
         )
     return saved
 
@@ -266,11 +266,12 @@ def their_draws() -> Study | None:
 
 def reruns() -> Study | None:
     """The authors' script run unmodified (:mod:`cotbook.book.authors_script`): the saved
-    ``authors_reruns`` record, checked (:func:`cotbook.book.authors_rerun.load`), or
+    ``authors_reruns`` record, checked (:func:`cotbook.book.authors.rerun.load`), or
     ``None``."""
-    from . import authors_rerun, authors_script
+    from . import authors_script
+    from .authors import rerun
 
-    found = authors_rerun.load()
+    found = rerun.load()
     if found is None:
         return None
     record, spec = found
@@ -380,7 +381,7 @@ def accuracy(t_max_now=40) -> tuple[list, str]:
 def theory_benchmark() -> Study:
     """The theory engine's timings (:func:`cotbook.bench.theory_benchmark`) from the saved
     ``theory_benchmark`` record; only the command line runs benchmarks, so a missing record is a
-    :class:`~cotbook.book.results.ResultError` that names the command."""
+    :class:`~cotbook.book.records.ResultError` that names the command."""
 
     def describe(spec):
         a, tau, s2 = spec["point"]
@@ -395,7 +396,7 @@ def theory_benchmark() -> Study:
 def ridge_coverage() -> Study:
     """The coverage study of the lambda > 0 engine (:mod:`cotbook.theory.ridge.coverage`) from
     the saved ``ridge_coverage`` record (a missing one is a
-    :class:`~cotbook.book.results.ResultError` that names the command)."""
+    :class:`~cotbook.book.records.ResultError` that names the command)."""
     from ..theory.ridge import coverage
 
     def describe(s):
@@ -430,14 +431,14 @@ def run_costs() -> list[CostRow]:
         ("attention_grid", "Figure 2 grid"),
         ("attention_sensitivity", "sensitivity study"),
     ):
-        record = results.load(name)
+        record = records.load(name)
         if record is not None:
             wall = record.timings_s.get("this_session", record.timings_s.get("total"))
             engine = record.environment.get("engine", "serial, in this process")
             rows.append(
                 CostRow(what, f"all units, {engine}", f"{wall / 60:.1f} min", record.written_by())
             )
-    record = results.load("attention_benchmark")
+    record = records.load("attention_benchmark")
     if record is not None:
         cfg, d = record.config, record.data
         for model in ("linear", "softmax"):
@@ -477,12 +478,12 @@ class CommandCost(NamedTuple):
 
 
 def command_costs() -> list[CommandCost]:
-    """One row per committed record, in :data:`cotbook.book.results.RESULTS` order: the
+    """One row per committed record, in :data:`cotbook.book.records.RESULTS` order: the
     command that writes it and what the run that wrote it cost, read from the record's
     timings and environment (records not saved are left out)."""
     rows = []
-    for name, spec in results.RESULTS.items():
-        record = results.load(name)
+    for name, spec in records.RESULTS.items():
+        record = records.load(name)
         if record is None:
             continue
         timings = record.timings_s
@@ -495,7 +496,7 @@ def command_costs() -> list[CommandCost]:
                 None if wall is None else wall / 60,
                 record.environment.get("engine", "serial, in this process"),
                 record.written_by(),
-                results.cpu_text(record.environment.get("cpu")),
+                records.cpu_text(record.environment.get("cpu")),
             )
         )
     return rows
@@ -503,7 +504,7 @@ def command_costs() -> list[CommandCost]:
 
 class ScalingRow(NamedTuple):
     """The Figure 2 grid on one engine: measured wall-clock (``None`` where not run) and the
-    wall-clock predicted from one-thread unit costs (:func:`~cotbook.book.scaling.makespan`
+    wall-clock predicted from one-thread unit costs (:func:`~cotbook.book.runs.scaling.makespan`
     plus the engine's start-up and close as measured), with its lower bound, in minutes."""
 
     engine: str
@@ -518,9 +519,9 @@ def scaling(workers=(1, 2, 64, 512)) -> tuple[list[ScalingRow], str] | None:
     per-unit costs of the one-worker run (one thread, nothing else running; units in
     submission order) plus the one-worker run's overhead (its wall-clock less its units: the
     cluster's start-up, dispatch and close), with the measured time for the counts that ran."""
-    from . import scaling as engine_scaling
+    from .runs import scaling as engine_scaling
 
-    record = results.load("engine_scaling")
+    record = records.load("engine_scaling")
     if record is None:
         return None
     runs = record.data["runs"]
@@ -569,17 +570,17 @@ class ScalingMeasured(NamedTuple):
     same_as_grid_record: bool
     """Whether those data are the committed ``attention_grid`` record's (same SHA-256)."""
     written_by: str
-    """The code that wrote the record (:meth:`~cotbook.book.results.Record.written_by`)."""
+    """The code that wrote the record (:meth:`~cotbook.book.records.Record.written_by`)."""
 
 
 def scaling_measured() -> ScalingMeasured | None:
     """The ``engine_scaling`` record's measurements (``None`` without one): the numbers the
     running chapter glues into its text, so that none of them is typed by hand."""
-    record = results.load("engine_scaling")
+    record = records.load("engine_scaling")
     if record is None:
         return None
     runs = record.data["runs"]
-    grid_record = results.load("attention_grid")
+    grid_record = records.load("attention_grid")
     return ScalingMeasured(
         minutes={k: r["wall_s"] / 60 for k, r in runs.items()},
         unit_minutes={k: sum(r["unit_seconds"].values()) / 60 for k, r in runs.items()},

@@ -9,7 +9,7 @@ set-up, call and tear-down as pytest timed them on its worker; the wall-clock an
 (user and system, of pytest and every process it started) are the whole run's, start-up,
 collection and numba's warm-up included.  A red run is not saved: its time is no measure of
 the suite.  A change to this module stales the record, and the suite fails on a stale record
-(``tests/unit/book/test_results.py``): remove it before measuring again.
+(``tests/unit/book/records/test_results.py``): remove it before measuring again.
 """
 
 from __future__ import annotations

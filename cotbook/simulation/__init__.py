@@ -19,7 +19,7 @@ from .simulate import SimulatedCurve, simulated_curve
 
 # :mod:`.finite_size` is imported on first use (it imported the theory once; the table is
 # kept as it is, since this file's code is in the closure of every simulation record)
-# (cotbook.book.results.import_closure reads this table)
+# (cotbook.book.records.import_closure reads this table)
 _LAZY = {"finite_size": "cotbook.simulation.finite_size"}
 
 

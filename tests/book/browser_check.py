@@ -62,7 +62,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from cotbook.book.pdf import find_chromium  # noqa: F401 (the tests import it from here)
+from cotbook.book.build.pdf import find_chromium  # noqa: F401 (the tests import it from here)
 
 PROBE_JS = Path(__file__).with_name("browser_probe.js")
 PROBE = "window.__cotbookProbe"  # what the probe exposes: .result, .done, .layoutAt(width)

@@ -13,7 +13,7 @@ cache), every core. Each nbval kernel starts on a narrower one (:func:`environme
   test run (``NUMBA_CACHE_DIR``; the pytest-xdist workers share it), so its fastmath kernels
   vectorise and contract differently;
 - torch: its scalar CPU kernels (``ATEN_CPU_CAPABILITY``);
-- one thread for numba, OpenMP and BLAS (:data:`cotbook.book.execution.ONE_THREAD`).
+- one thread for numba, OpenMP and BLAS (:data:`cotbook.book.runs.execution.ONE_THREAD`).
 
 So a number whose printed digits depend on the last bits no longer matches the copy (issue 32:
 a round-off difference over a round-off bound, printed as ``2.2e-02`` in the copy and ``1.1e-02``
@@ -41,7 +41,7 @@ import tempfile
 
 import pytest
 
-from cotbook.book.execution import ONE_THREAD, environ_kept
+from cotbook.book.runs.execution import ONE_THREAD, environ_kept
 
 # An older core's OpenBLAS kernels, per machine (OpenBLAS's DYNAMIC_ARCH names). On x86-64,
 # Sandy Bridge's: AVX without FMA, so every fused multiply-add of a newer core's kernels rounds

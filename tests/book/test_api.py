@@ -18,7 +18,7 @@ from book_build import ROOT
 from sphinx.pycode import ModuleAnalyzer
 
 from cotbook import theory
-from cotbook.book import chapters
+from cotbook.book.build import chapters
 
 PAGES = [ROOT / "book" / "api.md", ROOT / "book" / "api_experiments.md"]
 DIRECTIVE = re.compile(
@@ -50,7 +50,7 @@ REQUIRED = [
     "cotbook.attention.regimes.robust_verdict",
     "cotbook.attention.versus_theory.theory_curve",
     "cotbook.book.studies.grid",
-    "cotbook.book.results.load",
+    "cotbook.book.records.load",
 ]
 
 

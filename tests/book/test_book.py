@@ -13,8 +13,8 @@ import pytest
 import yaml
 from book_build import ROOT, stage_executed_book
 
-from cotbook.book import chapters
-from cotbook.book.sphinx_notebooks import has_real_repository
+from cotbook.book.build import chapters
+from cotbook.book.sphinx.notebooks import has_real_repository
 
 
 def test_book_builds_without_warnings(built_book):
@@ -121,7 +121,7 @@ def test_has_real_repository():
 
 def test_figures_carry_only_the_papers_numbers(built_book):
     """No "Fig. N" of the book's own beside a caption that names the paper's figure
-    (cotbook_figure_numbers: false, applied by cotbook.book.sphinx_notebooks)."""
+    (cotbook_figure_numbers: false, applied by cotbook.book.sphinx.notebooks)."""
     pages = sorted((built_book.html / "book").glob("*.html"))
     numbered = [p.name for p in pages if 'class="caption-number">Fig.' in p.read_text()]
     assert not numbered, f"book figure numbers on {numbered}"
@@ -133,9 +133,9 @@ def test_figures_carry_only_the_papers_numbers(built_book):
 
 def test_every_page_names_its_code_and_licences(built_book):
     from cotbook import __version__
-    from cotbook.book import results
+    from cotbook.book import records
 
-    commit = results.code_info()["commit"]
+    commit = records.code_info()["commit"]
     pages = sorted((built_book.html / "book").glob("*.html"))
     assert len(pages) >= len(chapters.chapter_paths(ROOT))
     for page in pages:
@@ -150,10 +150,10 @@ def test_every_page_names_its_code_and_licences(built_book):
 
 def test_pasted_subscripts_are_typeset_and_caveats_not_bold(built_book):
     """The report's Result 2 caveat, glued as plain "τ_c ... E_t", reaches the page as math
-    (cotbook.book.sphinx_pasted), and no pasted text keeps a subscript's underscore."""
+    (cotbook.book.sphinx.pasted), and no pasted text keeps a subscript's underscore."""
     import re
 
-    from cotbook.book.sphinx_pasted import SUBSCRIPTED
+    from cotbook.book.sphinx.pasted import SUBSCRIPTED
 
     report = (built_book.html / "book" / "reproduction_report.html").read_text()
     typeset = re.sub(r'<span class="math[^"]*">.*?</span>', "<MATH>", report, flags=re.S)

@@ -563,9 +563,9 @@ def test_the_explorer_draws_the_precomputed_curves(chromium, built_book):
     cotbook.book.explorer.interpolate gives from the committed record, and they differ."""
     import numpy as np
 
-    from cotbook.book import explorer, results
+    from cotbook.book import explorer, records
 
-    data = results.load("theory_explorer").data["page"]
+    data = records.load("theory_explorer").data["page"]
     page = built_book.html / "book" / "explorer.html"
     drawn = []
     for alpha, tau, s in ((0.5, 3.0, 1), (2.0, 5.0, 3)):

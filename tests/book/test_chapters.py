@@ -11,7 +11,7 @@ import jupytext
 import nbformat
 import pytest
 
-from cotbook.book import chapters
+from cotbook.book.build import chapters
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = chapters.chapter_paths(ROOT)

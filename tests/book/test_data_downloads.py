@@ -1,5 +1,5 @@
 """What a reader takes away from the built book: the data behind each regenerated figure and the
-reproduction report as JSON (cotbook.book.sphinx_data), checked on the `built_book` fixture."""
+reproduction report as JSON (cotbook.book.sphinx.data), checked on the `built_book` fixture."""
 
 import csv
 import io
@@ -9,7 +9,8 @@ import re
 import nbformat
 from book_build import ROOT
 
-from cotbook.book import chapters, downloads, ledger, report_file
+from cotbook.book import downloads, ledger, report_file
+from cotbook.book.build import chapters
 
 DATA_LINK = re.compile(r'href="(data/[^"]+)"')
 # The paper's figures the book regenerates, each with its data offered beside it: the chapter

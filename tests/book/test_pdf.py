@@ -1,4 +1,4 @@
-"""The book as one PDF (cotbook.book.pdf, ``python -m cotbook pdf``): printed from the built
+"""The book as one PDF (cotbook.book.build.pdf, ``python -m cotbook pdf``): printed from the built
 HTML in reading order, with its chapter titles, bookmarks and no blank or near-blank page.
 Four pages are printed here (the introduction, the summary, the reproduction report and the
 references; the whole book takes minutes); the command is the same."""
@@ -7,7 +7,7 @@ import pytest
 from pypdf import PdfReader
 
 from cotbook import cli
-from cotbook.book import pdf
+from cotbook.book.build import pdf
 
 NEAR_BLANK = 150  # characters of text: a page with fewer holds a line or two
 

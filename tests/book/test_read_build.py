@@ -10,7 +10,7 @@ import pytest
 import yaml
 from book_build import ROOT, build_book
 
-from cotbook.book import chapters, read_build
+from cotbook.book.build import chapters, read_build
 
 
 def _chapter(title: str) -> nbformat.NotebookNode:

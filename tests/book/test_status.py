@@ -40,7 +40,7 @@ def test_status_page_shows_the_machine(built_book):
 
 def test_an_executing_build_fills_the_table(tmp_path):
     """A two-page book built with the book's execution settings and extensions: the status
-    table lists both executed pages with a run time and "ok" (in words: cotbook.book.sphinx_pages,
+    table lists both executed pages with a run time and "ok" (in words: cotbook.book.sphinx.pages,
     not myst-nb's emoji, which need a font the book does not ship)."""
     real = yaml.safe_load((ROOT / "_config.yml").read_text())
     config = {

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from cotbook.book import results
+from cotbook.book import records
 
 BOOK_ONLY = (
     "jupytext", "nbformat", "nbclient", "nbval", "zmq", "IPython", "ipykernel",
@@ -38,7 +38,7 @@ def _run(tmp_path, *args):
     site = tmp_path / "site"
     site.mkdir(exist_ok=True)
     (site / "sitecustomize.py").write_text(BLOCKER)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(results.ROOT)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(records.ROOT)])}
     return subprocess.run(
         [sys.executable, "-m", "cotbook", *args],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,

@@ -57,10 +57,10 @@ def test_chapters_command_rejects_unknown_names(tiny_book):
 
 
 def test_simulate_command_saves_a_record_outside_the_committed_results(tmp_path, capsys):
-    from cotbook.book import results
+    from cotbook.book import records
 
     assert cli.main(["simulate", "--scale", "tiny", "--seed", "4", "--out", str(tmp_path)]) == 0
-    record = results.load("theory_vs_simulation", directory=tmp_path)
+    record = records.load("theory_vs_simulation", directory=tmp_path)
     assert (
         record.scale == "tiny" and record.config["seed"] == 4 and record.config["dims"] == [20, 40]
     )
@@ -79,12 +79,12 @@ def test_simulate_command_saves_a_record_outside_the_committed_results(tmp_path,
 def test_cheap_runs_go_to_the_scratch_folder(tmp_path, monkeypatch):
     """`simulate --scale tiny` (or book) without --out writes under _build/results/, never into
     book/results/; writing there needs --force."""
-    from cotbook.book import results
+    from cotbook.book.records import store
 
     committed, scratch = tmp_path / "committed", tmp_path / "scratch"
     committed.mkdir()
-    monkeypatch.setattr(results, "RESULTS_DIR", committed)
-    monkeypatch.setattr(results, "SCRATCH_DIR", scratch)
+    monkeypatch.setattr(store, "RESULTS_DIR", committed)
+    monkeypatch.setattr(store, "SCRATCH_DIR", scratch)
     assert cli.main(["simulate", "--scale", "tiny"]) == 0
     assert (scratch / "theory_vs_simulation.json").is_file() and not list(committed.iterdir())
     with pytest.raises(SystemExit) as err:
@@ -95,7 +95,7 @@ def test_cheap_runs_go_to_the_scratch_folder(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_interrupted_run_resumes_to_identical_data(tmp_path, monkeypatch):
-    from cotbook.book import results
+    from cotbook.book import records
     from cotbook.simulation import finite_size
 
     whole, part = tmp_path / "whole", tmp_path / "part"
@@ -118,8 +118,8 @@ def test_interrupted_run_resumes_to_identical_data(tmp_path, monkeypatch):
         cli.main(["simulate", "--scale", "tiny", "--seed", "1", "--out", str(part), "--resume"])
     monkeypatch.setattr(finite_size, "run_unit", real)
     assert cli.main(["simulate", "--scale", "tiny", "--out", str(part), "--resume"]) == 0
-    a = results.load("theory_vs_simulation", directory=whole)
-    b = results.load("theory_vs_simulation", directory=part)
+    a = records.load("theory_vs_simulation", directory=whole)
+    b = records.load("theory_vs_simulation", directory=part)
     assert json.dumps(a.data) == json.dumps(b.data)
 
 
@@ -154,9 +154,9 @@ def test_bench_command_prints_key_value_lines_and_saves_the_theory_timings(
     monkeypatch, capsys, tmp_path
 ):
     from cotbook import bench
-    from cotbook.book import results
+    from cotbook.book import records
 
-    settings = results.default_config(bench.theory_benchmark)
+    settings = records.default_config(bench.theory_benchmark)
     assert settings["point"] == [2.0, 3.0, 0.01] and settings["t_max"] == 80
     monkeypatch.setattr(bench, "theory_benchmark", lambda: {"speed_ratio": 1234.5})
     monkeypatch.setattr(bench, "simulate_benchmark", lambda: {"four_panel_D500_s": 7.0})
@@ -166,32 +166,32 @@ def test_bench_command_prints_key_value_lines_and_saves_the_theory_timings(
     assert capsys.readouterr().out == (
         f"saved {saved}\nspeed_ratio: 1234.5\nfour_panel_D500_s: 7.0\n"
     )
-    record = results.load("theory_benchmark", directory=tmp_path)
+    record = records.load("theory_benchmark", directory=tmp_path)
     assert record.data == {"speed_ratio": 1234.5}
     assert record.config == {}  # the stand-in takes no arguments
 
 
 @pytest.mark.slow
 def test_experiments_command_saves_every_study(tmp_path, capsys):
-    from cotbook.book import results
+    from cotbook.book import records
 
     assert cli.main(["experiments", "--scale", "tiny", "--seed", "2", "--out", str(tmp_path)]) == 0
-    grid = results.load("attention_grid", directory=tmp_path)
+    grid = records.load("attention_grid", directory=tmp_path)
     assert grid.config["Ls"] == [5, 20] and grid.config["steps"] == 20
     assert grid.config["seed"] == 2 and grid.scale == "tiny"
     assert np.asarray(grid.data["E"]["softmax"]["history"]).shape == (2, 2, 2, 5)
     assert "total" in grid.timings_s and grid.environment["device"] in ("cpu", "cuda")
-    sens = results.load("attention_sensitivity", directory=tmp_path)
+    sens = records.load("attention_sensitivity", directory=tmp_path)
     assert set(sens.data["E"]) == {"paper", "merged W"}
     assert np.asarray(sens.data["E"]["merged W"]["linear"]["examples"]).shape == (1, 1, 5)
-    inst = results.load("attention_instability", directory=tmp_path)
+    inst = records.load("attention_instability", directory=tmp_path)
     assert set(inst.data) == {"grid", "dims", "sigma2s"} and inst.config["seed"] == 2
     assert np.asarray(inst.data["grid"]["trained"]["unstable"]).shape == (2, 2)
-    soft = results.load("attention_softmax", directory=tmp_path)
+    soft = records.load("attention_softmax", directory=tmp_path)
     assert soft.config["seed"] == 2 and soft.config["variants"]["unroll 2"]["unroll"] == 2
     assert soft.data["units"]["D = 16/softmax/1"]["D"] == 16
-    assert soft.code["source_hash"] == results.source_hash(soft.spec.producers)
-    draws = results.load("authors_lottery", directory=tmp_path)
+    assert soft.code["source_hash"] == records.source_hash(soft.spec.producers)
+    draws = records.load("authors_lottery", directory=tmp_path)
     assert draws.config["seed"] == 2 and np.asarray(draws.data["carriers"]).shape == (3, 5)
     assert capsys.readouterr().out.count("saved") == 5
 
@@ -201,7 +201,7 @@ def test_interrupted_grid_resumes_to_identical_data(tmp_path, monkeypatch):
     """The Figure 2 grid killed after one of its (model, L) units and resumed: the same data
     as an uninterrupted run (tiny scale)."""
     from cotbook.attention import grid
-    from cotbook.book import results
+    from cotbook.book import records
 
     whole, part = tmp_path / "whole", tmp_path / "part"
     args = ["experiments", "--scale", "tiny", "--only", "grid", "--out"]
@@ -218,19 +218,19 @@ def test_interrupted_grid_resumes_to_identical_data(tmp_path, monkeypatch):
         cli.main([*args, str(part)])
     monkeypatch.setattr(grid, "run_unit", real)
     assert cli.main([*args, str(part), "--resume"]) == 0
-    a = results.load("attention_grid", directory=whole)
-    b = results.load("attention_grid", directory=part)
+    a = records.load("attention_grid", directory=whole)
+    b = records.load("attention_grid", directory=part)
     assert json.dumps(a.data) == json.dumps(b.data)
 
 
 @pytest.mark.slow
 def test_bench_accuracy_saves_its_record(tmp_path):
-    from cotbook.book import results
+    from cotbook.book import records
     from cotbook.theory import numerics
 
     args = ["bench", "accuracy", "--scale", "tiny", "--out", str(tmp_path)]
     assert cli.main(args) == 0
-    record = results.load("theory_accuracy", directory=tmp_path)
+    record = records.load("theory_accuracy", directory=tmp_path)
     rows = [numerics.AccuracyRow(*row) for row in record.data["rows"]]
     assert [r.alpha for r in rows] == [p[0] for p in numerics.SCALES["tiny"].points]
     assert rows[0].regime == "overthinking" and max(r.max_rel_diff for r in rows) < 1e-12
@@ -240,12 +240,12 @@ def test_bench_accuracy_saves_its_record(tmp_path):
 
 @pytest.mark.slow
 def test_bench_coverage_saves_its_record(tmp_path):
-    from cotbook.book import results
+    from cotbook.book import records
     from cotbook.theory.ridge import coverage as ridge_coverage
 
     args = ["bench", "coverage", "--scale", "tiny", "--out", str(tmp_path)]
     assert cli.main(args) == 0
-    record = results.load("ridge_coverage", directory=tmp_path)
+    record = records.load("ridge_coverage", directory=tmp_path)
     spec = ridge_coverage.CoverageSpec.from_dict(record.config)
     assert spec == ridge_coverage.SCALES["tiny"] and record.scale == "tiny" and not record.stale
     assert record.data["points"] == [list(p) for p in spec.points()]

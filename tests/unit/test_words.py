@@ -17,7 +17,7 @@ import jupytext
 import pytest
 
 from cotbook import cli
-from cotbook.book import chapters
+from cotbook.book.build import chapters
 
 ROOT = Path(__file__).resolve().parents[2]
 PROSE_CHAPTERS = [p for p in chapters.chapter_paths(ROOT) if not p.stem.startswith("api")]

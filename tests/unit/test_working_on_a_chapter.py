@@ -31,7 +31,8 @@ import nbformat
 import pytest
 from jupyter_core.paths import jupyter_config_path
 
-from cotbook.book import chapters, sphinx_notebooks
+from cotbook.book.build import chapters
+from cotbook.book.sphinx import notebooks as sphinx_notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = ROOT / "book" / "running.md"  # the chapter that holds the commands

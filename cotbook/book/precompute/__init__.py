@@ -4,7 +4,7 @@ to repeat on every test run), each with its parameters ``CONFIG``, ``compute(con
 its caption gives. :mod:`cotbook.book.precomputed` registers and loads them.
 
 A record's producers are its module's import closure
-(:data:`cotbook.book.results.PRECOMPUTED_ROOTS`), so a change to how one record is computed
+(:data:`cotbook.book.records.PRECOMPUTED_ROOTS`), so a change to how one record is computed
 stales that record only. The modules are imported
 by name, on use; this face imports none of them.
 """

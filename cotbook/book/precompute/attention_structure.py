@@ -2,7 +2,7 @@
 Appendix A's learned matrices of linear attention (cotbook.attention.structure). :func:`compute`
 writes its data (``python -m cotbook precompute --only attention_structure``); :func:`decode`
 gives the chapter the objects the computing functions return. This module and its import closure
-are the record's producers (:data:`cotbook.book.results.PRECOMPUTED_ROOTS`): a change here
+are the record's producers (:data:`cotbook.book.records.PRECOMPUTED_ROOTS`): a change here
 stales this record.
 """
 

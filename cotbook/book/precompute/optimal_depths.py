@@ -2,7 +2,7 @@
 optimal depth as tau -> tau_c (cotbook.theory.laws.scaling). :func:`compute` writes its data
 (``python -m cotbook precompute --only optimal_depths``); :func:`decode` gives the chapter the
 objects the computing functions return. This module and its import closure are the record's
-producers (:data:`cotbook.book.results.PRECOMPUTED_ROOTS`): a change here stales this record.
+producers (:data:`cotbook.book.records.PRECOMPUTED_ROOTS`): a change here stales this record.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the closed system at lambda > 0: its depth, its lambda -> 0 limit and the overth
 (cotbook.theory.ridge, cotbook.theory.laws.upturn). :func:`compute` writes its data (``python -m
 cotbook precompute --only ridge_depths``); :func:`decode` gives the chapter the objects the
 computing functions return. This module and its import closure are the record's producers
-(:data:`cotbook.book.results.PRECOMPUTED_ROOTS`): a change here stales this record.
+(:data:`cotbook.book.records.PRECOMPUTED_ROOTS`): a change here stales this record.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 from which E_t approaches the floor (cotbook.theory.laws.saturation). :func:`compute` writes its
 data (``python -m cotbook precompute --only saturation_approach``); :func:`decode` gives the
 chapter the objects the computing functions return. This module and its import closure are the
-record's producers (:data:`cotbook.book.results.PRECOMPUTED_ROOTS`): a change here stales this
+record's producers (:data:`cotbook.book.records.PRECOMPUTED_ROOTS`): a change here stales this
 record.
 """
 

@@ -2,7 +2,7 @@
 saturation, mapped (cotbook.theory.laws.stopping). :func:`compute` writes its data (``python -m
 cotbook precompute --only stopping_maps``); :func:`decode` gives the chapter the objects the
 computing functions return. This module and its import closure are the record's producers
-(:data:`cotbook.book.results.PRECOMPUTED_ROOTS`): a change here stales this record.
+(:data:`cotbook.book.records.PRECOMPUTED_ROOTS`): a change here stales this record.
 """
 
 from __future__ import annotations

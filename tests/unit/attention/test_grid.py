@@ -6,7 +6,7 @@ import torch
 
 from cotbook import attention
 from cotbook.attention import grid
-from cotbook.book import results
+from cotbook.book import records
 
 SMALL = grid.GridSpec(
     Ls=(3, 5), Ms=(4, 9), trials=2, t_max=3, settings=dict(D=4, steps=30, batch=8)
@@ -90,7 +90,7 @@ def test_units_assemble_to_the_same_data_in_any_order_and_through_json(small_run
 def test_saved_grid_configuration_is_regenerated_from_its_seed():
     """One saved paper-scale configuration (trained there side by side with 39 others),
     retrained alone from its seeds: the same error curve."""
-    record = results.load("attention_grid")
+    record = records.load("attention_grid")
     if record is None:
         pytest.skip("no saved grid (run `python -m cotbook experiments --scale paper`)")
     spec = grid.GridSpec.from_dict(record.config)

@@ -1,7 +1,7 @@
 """A numba kernel leaves torch on the thread count it found.
 
 That a freshly compiled kernel and its cached copy give the same bits is tested with the kernel
-cache (tests/unit/book/test_kernel_cache.py), on the fresh compile that test makes anyway.
+cache (tests/unit/book/runs/test_kernel_cache.py), on the fresh compile that test makes anyway.
 """
 
 import subprocess

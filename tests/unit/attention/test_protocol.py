@@ -3,7 +3,7 @@ import pytest
 
 from cotbook import cli
 from cotbook.attention import grid, layer, protocol
-from cotbook.book import results
+from cotbook.book import records
 
 TINY = protocol.SCALES["tiny"]
 
@@ -15,7 +15,7 @@ def tiny(tmp_path_factory):
     assert (
         cli.main(["experiments", "--scale", "tiny", "--only", "protocol", "--out", str(out)]) == 0
     )
-    return results.load("authors_protocol", directory=out)
+    return records.load("authors_protocol", directory=out)
 
 
 def test_released_settings_are_the_authors_config():

@@ -3,13 +3,13 @@ import pytest
 
 from cotbook import cli
 from cotbook.attention import layer, protocol, recheck, released
-from cotbook.book import authors, results
+from cotbook.book import authors, records
 
 
 def test_cells_are_those_outside_in_the_committed_record():
     """recheck.CELLS is recomputed from the committed records: the cells where the authors'
     value lies outside the 95% interval of one more of the book's three trials at t <= 10."""
-    ran = results.load("authors_protocol")
+    ran = records.load("authors_protocol")
     spec = protocol.ProtocolSpec.from_dict(ran.config)
     runs = authors.release().heatmaps
     theirs = {
@@ -46,10 +46,10 @@ def test_the_command_runs_the_recheck_at_its_own_seed(tmp_path):
     ``--seed`` names another; the data are the protocol's own assembly."""
     args = ["experiments", "--scale", "tiny", "--only", "recheck", "--out"]
     assert cli.main([*args, str(tmp_path / "a")]) == 0
-    record = results.load("authors_recheck", directory=tmp_path / "a")
+    record = records.load("authors_recheck", directory=tmp_path / "a")
     assert record.config["seed"] == recheck.SEED and record.spec.name == "authors_recheck"
     E = np.asarray(record.data["E"]["linear"]["examples"])
     assert E.shape == (1, 2, 5) and np.all(E[:, :, 0] > 0)
     assert cli.main([*args, str(tmp_path / "b"), "--seed", "0"]) == 0
-    zero = results.load("authors_recheck", directory=tmp_path / "b")
+    zero = records.load("authors_recheck", directory=tmp_path / "b")
     assert zero.config["seed"] == 0 and zero.data["E"] != record.data["E"]

@@ -7,7 +7,8 @@ import torch
 
 from cotbook import cli
 from cotbook.attention import layer, protocol, recheck, side_by_side, their_draws
-from cotbook.book import floors, results, studies
+from cotbook.book import records, studies
+from cotbook.book.authors import floors
 
 
 def test_the_book_trials_repeat_no_earlier_trial_and_use_their_settings():
@@ -55,7 +56,7 @@ def test_the_tiny_study_runs_and_its_first_error_is_their_test_tasks(tmp_path):
         )
         == 0
     )
-    record = results.load("authors_draws", directory=tmp_path)
+    record = records.load("authors_draws", directory=tmp_path)
     spec = their_draws.DrawsSpec.from_dict(record.config)
     assert spec == their_draws.SCALES["tiny"]
     L, M, seed = 6, 5, 3

@@ -239,16 +239,17 @@ def test_bad_input():
 def test_loader_runs_now_or_reads_the_record(tmp_path, monkeypatch):
     """``studies.softmax``: the book scale computed now when no record is saved (tiny here),
     the saved record with its provenance otherwise."""
-    from cotbook.book import results, studies
+    from cotbook.book import records, studies
+    from cotbook.book.records import store
 
-    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
-    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(records.load, "__defaults__", (tmp_path,))
     spec = ss.SCALES["tiny"]
     monkeypatch.setitem(ss.SCALES, "book", spec)
     now = studies.softmax()
     assert now.record is None and now.spec == spec
     assert now.caption.startswith("book scale, computed now\n  points (L, M) = [[5, 40], [20, 40]]")
-    results.save(
+    records.save(
         "attention_softmax",
         scale="paper",
         config=spec.to_dict(),
@@ -259,17 +260,17 @@ def test_loader_runs_now_or_reads_the_record(tmp_path, monkeypatch):
     saved = studies.softmax()
     assert saved.spec == spec and not saved.record.stale
     assert json.dumps(saved.data) == json.dumps(now.data)
-    assert saved.record.code["source_hash"] == results.source_hash(
-        results.RESULTS["attention_softmax"].producers
+    assert saved.record.code["source_hash"] == records.source_hash(
+        records.RESULTS["attention_softmax"].producers
     )
     with pytest.raises(ValueError, match="scale must be one of"):
         studies.softmax("huge")
 
 
 def test_committed_record_is_the_paper_scale():
-    from cotbook.book import results
+    from cotbook.book import records
 
-    record = results.load("attention_softmax")
+    record = records.load("attention_softmax")
     if record is None:
         pytest.skip("no committed attention_softmax record")
     spec = ss.SoftmaxSpec.from_dict(record.config)

@@ -9,7 +9,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from cotbook.book import chapters, downloads, report_file
+from cotbook.book import downloads, report_file
+from cotbook.book.build import chapters
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from cotbook.book import explorer, explorer_page, results
+from cotbook.book import explorer, explorer_page, records
 from cotbook.theory import closed_form, overview
 
 TINY = explorer.SCALES["tiny"]
@@ -90,7 +90,7 @@ def test_the_grid_is_the_same_whatever_the_last_bit_of_logspace(monkeypatch, dir
 def test_the_committed_record_is_the_paper_grid_and_the_engine_s_values():
     """theory_explorer holds GRID, E_t at its points as the engine gives them now, and an
     interpolation error per noise level."""
-    record = results.load("theory_explorer")
+    record = records.load("theory_explorer")
     g, saved = explorer.GRID, explorer.Grid.from_dict(record.config)
     assert np.array_equal(saved.alphas, g.alphas) and np.array_equal(saved.taus, g.taus)
     assert saved.sigma2s == g.sigma2s and saved.t_max == g.t_max and record.config == g.to_dict()

@@ -14,7 +14,8 @@ import nbformat
 import numpy as np
 import pytest
 
-from cotbook.book import chapters, ledger, report_file
+from cotbook.book import ledger, report_file
+from cotbook.book.build import chapters
 
 ROOT = Path(__file__).resolve().parents[3]
 REPORT = ROOT / "book" / "reproduction_report.md"

@@ -13,43 +13,43 @@ import numpy as np
 import pytest
 
 from cotbook import cli
-from cotbook.book import precompute, precomputed, results
+from cotbook.book import precompute, precomputed, records
 from cotbook.theory import asymptotics, contour, phases, saturation, scaling, stopping
 
 
 def _committed(name):
-    record = results.load(name)
-    assert record is not None, f"{name}.json is missing: `{results.RESULTS[name].command}`"
+    record = records.load(name)
+    assert record is not None, f"{name}.json is missing: `{records.RESULTS[name].command}`"
     return precomputed.STUDIES[name].decode(record.data)
 
 
 def test_every_study_is_a_record_whose_producers_are_its_import_closure():
-    assert set(precomputed.STUDIES) == set(results.PRECOMPUTED_ROOTS) == set(precompute.NAMES)
-    for name, roots in results.PRECOMPUTED_ROOTS.items():
-        spec = results.RESULTS[name]
+    assert set(precomputed.STUDIES) == set(records.PRECOMPUTED_ROOTS) == set(precompute.NAMES)
+    for name, roots in records.PRECOMPUTED_ROOTS.items():
+        spec = records.RESULTS[name]
         assert spec.roots == (f"cotbook.book.precompute.{name}",) == roots
         assert spec.command == f"python -m cotbook precompute --only {name}"
         # how one record is computed is hashed with it, and with no other record
         others = {f"cotbook.book.precompute.{n}" for n in precompute.NAMES if n != name}
         assert not others & set(spec.producers), name
     # the loader only reads records: no record stales when it changes
-    assert not [n for n, s in results.RESULTS.items() if "cotbook.book.precomputed" in s.producers]
-    for name, spec in results.RESULTS.items():  # every record, experiments and benches too
-        assert spec.producers == results.import_closure(*spec.roots), name
+    assert not [n for n, s in records.RESULTS.items() if "cotbook.book.precomputed" in s.producers]
+    for name, spec in records.RESULTS.items():  # every record, experiments and benches too
+        assert spec.producers == records.import_closure(*spec.roots), name
         assert set(spec.roots) <= set(spec.producers), name
 
 
 def test_the_figure_2_grid_depends_on_the_layer_not_on_the_theory():
     """The attention and simulation faces import their studies on first use, so the grid's
     records (hours of training) stale with the layer's code, not with the theory's."""
-    grid = set(results.RESULTS["attention_grid"].producers)
+    grid = set(records.RESULTS["attention_grid"].producers)
     assert {"cotbook.attention.layer", "cotbook.attention._kernels", "cotbook._threads"} <= grid
     assert not any(m.startswith(("cotbook.theory", "cotbook.simulation")) for m in grid)
-    instability = set(results.RESULTS["attention_instability"].producers)
+    instability = set(records.RESULTS["attention_instability"].producers)
     assert not any(m.startswith("cotbook.theory") for m in instability)  # its margin: a chapter's
     # the theory's face is lazy: Result 2's regimes do not bring the closed system of App. C.9
-    regimes = set(results.RESULTS["optimal_depths"].producers)
-    ridge = set(results.RESULTS["ridge_depths"].producers)
+    regimes = set(records.RESULTS["optimal_depths"].producers)
+    ridge = set(records.RESULTS["ridge_depths"].producers)
     assert "cotbook.theory.phases" in regimes
     for closed_system in ("cotbook.theory.derivation", "cotbook.theory.ridge"):
         assert closed_system not in regimes and closed_system in ridge
@@ -86,15 +86,15 @@ def test_what_a_fresh_process_loads_is_inside_the_static_closure(tmp_path, root,
     )
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(results.ROOT)},
+        env={**os.environ, "PYTHONPATH": str(records.ROOT)},
     )  # fmt: skip
     loaded = set(json.loads(out.stdout.splitlines()[-1]))
     assert root in loaded
-    assert loaded <= set(results.import_closure(root)), loaded - set(results.import_closure(root))
+    assert loaded <= set(records.import_closure(root)), loaded - set(records.import_closure(root))
 
 
 def test_import_closure_follows_relative_absolute_and_nested_imports():
-    closure = results.import_closure("cotbook.theory.laws.stopping")
+    closure = records.import_closure("cotbook.theory.laws.stopping")
     # stopping imports phases (relative), phases imports closed_form, which imports contour;
     # the packages' __init__s run on the way and load nothing themselves (their names are lazy)
     theory = ("cotbook.theory", "cotbook.theory.laws", "cotbook.theory.exact")
@@ -102,12 +102,12 @@ def test_import_closure_follows_relative_absolute_and_nested_imports():
         assert module in closure
     assert "cotbook.theory.derivation" not in closure
     # a module that binds the lazy package (from .. import theory) may reach every name in it
-    assert "cotbook.theory.derivation" in results.import_closure("cotbook.book.kernel_cache")
+    assert "cotbook.theory.derivation" in records.import_closure("cotbook.book.runs.kernel_cache")
     assert "cotbook.attention" not in closure and "cotbook.book" not in closure
-    assert results.import_closure("cotbook._checks") == ("cotbook", "cotbook._checks")
-    # from ..attention import grid (a submodule) and from . import results (the book package)
-    book = results.import_closure("cotbook.book.studies")
-    assert {"cotbook.attention.grid", "cotbook.book", "cotbook.book.results"} <= set(book)
+    assert records.import_closure("cotbook._checks") == ("cotbook", "cotbook._checks")
+    # from ..attention import grid (a submodule) and from . import records (the book package)
+    book = records.import_closure("cotbook.book.studies")
+    assert {"cotbook.attention.grid", "cotbook.book", "cotbook.book.records"} <= set(book)
     assert tuple(sorted(book)) == book
 
 
@@ -328,7 +328,7 @@ def _quick(monkeypatch, value=1.5):
 
 def test_load_computes_a_missing_record_now_and_says_so(monkeypatch, tmp_path):
     _quick(monkeypatch)
-    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))  # nothing saved there
+    monkeypatch.setattr(records.load, "__defaults__", (tmp_path,))  # nothing saved there
     study = precomputed.load("optimal_depths")
     assert study.record is None and "computed now" in study.caption
     c_t, c_e, rows = study.data[2.0, 0.0]
@@ -339,7 +339,7 @@ def test_the_command_saves_and_the_loader_reads_back(monkeypatch, tmp_path, caps
     _quick(monkeypatch, value=2.5)
     assert cli.main(["precompute", "--only", "optimal_depths", "--out", str(tmp_path)]) == 0
     assert f"saved {tmp_path / 'optimal_depths.json'}" in capsys.readouterr().out
-    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))
+    monkeypatch.setattr(records.load, "__defaults__", (tmp_path,))
     study = precomputed.load("optimal_depths")
     assert study.record is not None and study.data[2.0, 0.0][0] == 2.5
     assert "read from book/results/optimal_depths.json" in study.caption
@@ -350,8 +350,8 @@ def test_a_record_of_another_configuration_is_refused(monkeypatch, tmp_path):
     assert cli.main(["precompute", "--only", "optimal_depths", "--out", str(tmp_path)]) == 0
     other = dataclasses.replace(quick, config={**quick.config, "deltas": [0.5]})
     monkeypatch.setitem(precomputed.STUDIES, "optimal_depths", other)
-    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))
-    with pytest.raises(results.ResultError, match="configuration differs"):
+    monkeypatch.setattr(records.load, "__defaults__", (tmp_path,))
+    with pytest.raises(records.ResultError, match="configuration differs"):
         precomputed.load("optimal_depths")
 
 

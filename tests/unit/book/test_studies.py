@@ -5,15 +5,16 @@ import json
 import pytest
 
 from cotbook.attention import grid
-from cotbook.book import results, studies
+from cotbook.book import records, studies
+from cotbook.book.records import provenance, store
 from cotbook.simulation import against_theory, finite_size
 
 
 @pytest.fixture
 def committed(tmp_path, monkeypatch):
     """An empty book/results/ for the loaders."""
-    monkeypatch.setattr(results, "RESULTS_DIR", tmp_path)
-    monkeypatch.setattr(results.load, "__defaults__", (tmp_path,))
+    monkeypatch.setattr(store, "RESULTS_DIR", tmp_path)
+    monkeypatch.setattr(records.load, "__defaults__", (tmp_path,))
     return tmp_path
 
 
@@ -21,7 +22,7 @@ def test_simulation_study_reads_a_saved_record_or_runs_now(committed, monkeypatc
     tmp_path = committed
     spec = finite_size.SCALES["tiny"]
     panels, timings = finite_size.run(spec)
-    results.save(
+    records.save(
         "theory_vs_simulation",
         scale="paper",
         config=spec.to_dict(),
@@ -35,12 +36,12 @@ def test_simulation_study_reads_a_saved_record_or_runs_now(committed, monkeypatc
     assert study.record.data == json.loads(json.dumps(panels))
     assert study.caption.startswith("paper scale, read from book/results/theory_vs_simulation.json")
     assert "older code" not in study.caption
-    monkeypatch.setattr(results, "source_hash", lambda modules: "0" * 16)
+    monkeypatch.setattr(provenance, "source_hash", lambda modules: "0" * 16)
     assert "written by older code: rerun `python -m cotbook simulate --scale paper`" in (
         studies.simulation().caption
     )
     (tmp_path / "theory_vs_simulation.json").write_text("{")
-    with pytest.raises(results.ResultError, match="theory_vs_simulation.json: not valid JSON"):
+    with pytest.raises(records.ResultError, match="theory_vs_simulation.json: not valid JSON"):
         studies.simulation()
     (tmp_path / "theory_vs_simulation.json").unlink()
     monkeypatch.setitem(finite_size.SCALES, "book", spec)
@@ -53,31 +54,31 @@ def test_command_costs_read_each_record_s_timings_engine_and_cpu(committed):
     assert studies.command_costs() == []
     unit_times = {"a/1": 60.0, "a/2": 120.0}
     timings = dict(unit_times, total=180.0, this_session=95.0)
-    results.save(
+    records.save(
         "theory_accuracy", scale="paper", config={"c": 1}, data={"x": [1.0]}, timings=timings,
         environment_extra={"engine": "local Dask cluster, 2 worker process(es) x 1 thread"},
         directory=committed,
     )  # fmt: skip
-    results.save(
+    records.save(
         "stopping_maps", scale="paper", config={"c": 1}, data={"x": [1.0]},
         timings={"total": 30.0}, directory=committed,
     )  # fmt: skip
-    first, second = studies.command_costs()  # in the order of results.RESULTS
+    first, second = studies.command_costs()  # in the order of records.RESULTS
     assert first.command == "precompute --only stopping_maps" and first.record == "stopping_maps"
     assert (first.work_min, first.wall_min, first.where) == (0.5, None, "serial")
     assert second.command == "bench accuracy"
     assert (second.work_min, second.wall_min, second.where) == (3.0, 95.0 / 60, "2 workers")
-    assert second.cpu == results.cpu_text(results.cpu()) != "not recorded"
-    assert second.written_by == results.load("theory_accuracy").written_by()
+    assert second.cpu == records.cpu_text(records.cpu()) != "not recorded"
+    assert second.written_by == records.load("theory_accuracy").written_by()
     remote = second._replace(engine="Dask scheduler tcp://10.0.0.1:8786")
     assert remote.where == "Dask scheduler"
 
 
 def test_cpu_text_says_what_a_record_knows_of_its_cpu():
-    assert results.cpu_text(None) == "not recorded"
-    assert results.cpu_text({"model": "X 9", "vector": ["avx2", "fma"]}) == "X 9 (avx2, fma)"
-    assert results.cpu_text({"model": "X 9", "vector": []}) == "X 9 (no AVX2)"
-    assert results.cpu_text({"model": "X 9", "vector": None}) == "X 9"
+    assert records.cpu_text(None) == "not recorded"
+    assert records.cpu_text({"model": "X 9", "vector": ["avx2", "fma"]}) == "X 9 (avx2, fma)"
+    assert records.cpu_text({"model": "X 9", "vector": []}) == "X 9 (no AVX2)"
+    assert records.cpu_text({"model": "X 9", "vector": None}) == "X 9"
 
 
 @pytest.mark.slow
@@ -89,7 +90,7 @@ def test_grid_study_and_run_costs(committed, monkeypatch):
     assert now.caption.startswith("book scale, computed now\n  L = [5, 20]\n  M = [10, 40]")
     assert studies.sensitivity() is None and studies.run_costs() == []
     data, timings = now.data, dict(now.timings_s, total=sum(now.timings_s.values()))
-    results.save(
+    records.save(
         "attention_grid",
         scale="paper",
         config=spec.to_dict(),
@@ -116,7 +117,7 @@ def test_protocol_and_lottery_studies_read_their_records(committed, monkeypatch)
     assert studies.protocol() is None
     spec = protocol.SCALES["tiny"]
     data = {"E": {"linear": {"examples": [[[1.0, 0.5]]]}}}
-    results.save("authors_protocol", scale="paper", config=spec.to_dict(), data=data,
+    records.save("authors_protocol", scale="paper", config=spec.to_dict(), data=data,
                  timings={"u": 1.0}, directory=committed)  # fmt: skip
     saved = studies.protocol()
     assert saved.spec == spec and saved.data == data
@@ -137,11 +138,11 @@ def test_protocol_and_lottery_studies_read_their_records(committed, monkeypatch)
 
 
 def test_theory_timings_are_read_from_their_record_or_named_as_missing(committed):
-    with pytest.raises(results.ResultError, match="python -m cotbook bench theory"):
+    with pytest.raises(records.ResultError, match="python -m cotbook bench theory"):
         studies.theory_benchmark()
     config = {"point": [2.0, 3.0, 0.01], "t_max": 80, "grid_n": 200}
     data = {"speed_ratio": 5000.0, "machine": "x86_64", "cpu_count": 2}
-    results.save("theory_benchmark", scale="paper", config=config, data=data,
+    records.save("theory_benchmark", scale="paper", config=config, data=data,
                  timings={"total": 30.0}, directory=committed)  # fmt: skip
     saved = studies.theory_benchmark()
     assert saved.data == data and saved.record is not None
@@ -151,11 +152,11 @@ def test_theory_timings_are_read_from_their_record_or_named_as_missing(committed
 def test_the_coverage_study_is_read_from_its_record_or_named_as_missing(committed):
     from cotbook.theory.ridge import coverage as ridge_coverage
 
-    with pytest.raises(results.ResultError, match="python -m cotbook bench coverage"):
+    with pytest.raises(records.ResultError, match="python -m cotbook bench coverage"):
         studies.ridge_coverage()
     spec = ridge_coverage.CoverageSpec(seed=1, count=2, t_max=50)
     data = {"points": [list(p) for p in spec.points()], "outcomes": [["certified", 50] * 3] * 2}
-    results.save("ridge_coverage", scale="paper", config=spec.to_dict(), data=data,
+    records.save("ridge_coverage", scale="paper", config=spec.to_dict(), data=data,
                  timings=dict.fromkeys(spec.units(), 1.0), directory=committed)  # fmt: skip
     saved = studies.ridge_coverage()
     assert saved.spec == spec and saved.data == data

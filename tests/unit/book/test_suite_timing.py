@@ -70,7 +70,7 @@ def test_the_command_saves_work_and_wall_clock_as_a_long_run_does(monkeypatch, t
     ``this_session``, with the engine named, so that Long runs' table puts each in its column
     (the record is read back by the loader, which checks it)."""
     from cotbook import cli
-    from cotbook.book import results
+    from cotbook.book import records
 
     fake = {
         "tests": 3,
@@ -82,7 +82,7 @@ def test_the_command_saves_work_and_wall_clock_as_a_long_run_does(monkeypatch, t
     }
     monkeypatch.setattr(suite_timing, "measure", lambda root: fake)
     assert cli.main(["bench", "tests", "--out", str(tmp_path)]) == 0
-    record = results.load("test_suite", directory=tmp_path)
+    record = records.load("test_suite", directory=tmp_path)
     assert record.data == fake and record.timings_s == {"total": 200.0, "this_session": 120.0}
     assert record.environment["engine"] == suite_timing.ENGINE
     assert "3 tests in 2.0 min, 200 CPU s" in capsys.readouterr().out

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import theory_points
 
-from cotbook import cli, theory
+from cotbook import cli, commands, theory
 from cotbook.theory import closed_form, overview
 
 BUDGET_S = 10.0
@@ -34,7 +34,7 @@ ISSUE_POINTS = [  # (alpha, tau, sigma2, depths, t*: None where that field is re
 
 def _timed_summary(alpha, tau, sigma2, depths):
     """(CPU seconds, the summary or the refusal); a call still running after BUDGET_S CPU
-    seconds is stopped there (the command's own budget, cli._within_cpu_budget) and fails,
+    seconds is stopped there (the command's own budget, commands._within_cpu_budget) and fails,
     rather than run on for minutes."""
 
     def ask():
@@ -45,8 +45,8 @@ def _timed_summary(alpha, tau, sigma2, depths):
 
     start = time.process_time()
     try:
-        out = cli._within_cpu_budget(BUDGET_S, ask)
-    except cli._OverBudget:
+        out = commands._within_cpu_budget(BUDGET_S, ask)
+    except commands._OverBudget:
         pytest.fail(f"summary{(alpha, tau, sigma2, depths)} ran past {BUDGET_S} CPU seconds")
     return time.process_time() - start, out
 
@@ -155,6 +155,6 @@ def test_the_budget_holds_when_the_engine_wraps_or_swallows_its_signal():
             pass
 
     for call in (wrapped, swallowed):
-        with pytest.raises(cli._OverBudget):
-            cli._within_cpu_budget(0.1, call)
-    assert cli._within_cpu_budget(5.0, lambda: 3) == 3
+        with pytest.raises(commands._OverBudget):
+            commands._within_cpu_budget(0.1, call)
+    assert commands._within_cpu_budget(5.0, lambda: 3) == 3

@@ -112,9 +112,9 @@ def test_the_tally_counts_each_outcome_and_its_times():
 def test_the_committed_record_holds_its_units():
     """The committed record: the paper spec's points, outcomes that mean what they say, and its
     fastest unit recomputed here to the same JSON."""
-    from cotbook.book import results
+    from cotbook.book import records
 
-    record = results.load("ridge_coverage")
+    record = records.load("ridge_coverage")
     spec = rc.CoverageSpec.from_dict(record.config)
     assert spec == rc.SCALES["paper"] and not record.stale
     assert record.data["points"] == [list(p) for p in spec.points()]
