@@ -6,7 +6,7 @@ The face readers use is :func:`error_curve`: ``E_0 .. E_{t_max}`` of Result 1 fo
 
 Every name here is imported on first use (``_LAZY``), so that importing one theory module runs
 only the modules it imports itself: a record computed with :mod:`.phases` does not depend on
-the closed system's code (:func:`cotbook.book.results.import_closure` reads ``_LAZY``, so a
+the closed system's code (:func:`cotbook.book.records.import_closure` reads ``_LAZY``, so a
 module that binds this package counts every name in it).  The modules of the sub-packages are
 on this face under their own names too (``theory.closed_form``, ``theory.scaling``, ...).
 

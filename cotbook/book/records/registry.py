@@ -130,7 +130,7 @@ RESULTS = {
         ResultSpec(
             "ridge_coverage",
             "paper",
-            ("cotbook.theory.ridge_coverage",),
+            ("cotbook.theory.ridge.coverage",),
             "python -m cotbook bench coverage",
         ),
         ResultSpec(
