@@ -108,7 +108,7 @@ def import_closure(*modules) -> tuple:
     names are imported on first use lists them in a ``_LAZY`` table (name -> module): a name
     imported from it counts its module, and a module that binds the package itself (``from
     .. import theory``, ``import cotbook``) counts every module of its table, since any of
-    them may be reached as an attribute.  A record whose producers are this closure stales on
+    them may be reached as an attribute (through a sub-package's face too).  A record whose producers are this closure stales on
     any change of the code its numbers come from.
     """
     seen: set[str] = set()
@@ -138,7 +138,7 @@ def _imports(name, is_package, source, mtime_ns, size) -> tuple:
                 parts = alias.name.split(".")
                 out.append(alias.name)
                 for k in range(1, len(parts) + 1):
-                    out.extend(_lazy(".".join(parts[:k])).values())
+                    out.extend(_bound(".".join(parts[:k])))
         elif isinstance(node, ast.ImportFrom):
             stem, *names = _module_names(node, name, is_package)
             out.append(stem)
@@ -147,8 +147,20 @@ def _imports(name, is_package, source, mtime_ns, size) -> tuple:
                 out.append(full)
                 if alias.name in table:  # loaded by the package's __getattr__
                     out.append(table[alias.name])
-                out.extend(_lazy(full).values())  # a package bound by name: all of its table
+                out.extend(_bound(full))  # a package bound by name: all of its table
     return tuple(out)
+
+
+def _bound(package) -> list:
+    """The modules a name bound to ``package`` may reach as attributes: every module of its
+    ``_LAZY`` table, and where one of them is a package with a table of its own (a
+    sub-package's face, ``theory.ridge``), every module of that table too."""
+    out = []
+    for module in _lazy(package).values():
+        if module not in out and module != package:
+            out.append(module)
+            out.extend(m for m in _bound(module) if m not in out)
+    return out
 
 
 def _lazy(package) -> dict:

@@ -14,6 +14,7 @@ import pytest
 
 from cotbook import cli
 from cotbook.book import precompute, precomputed, records
+from cotbook.book.records import provenance
 from cotbook.theory import asymptotics, contour, phases, saturation, scaling, stopping
 
 
@@ -103,6 +104,9 @@ def test_import_closure_follows_relative_absolute_and_nested_imports():
     assert "cotbook.theory.derivation" not in closure
     # a module that binds the lazy package (from .. import theory) may reach every name in it
     assert "cotbook.theory.derivation" in records.import_closure("cotbook.book.runs.kernel_cache")
+    # ... and every name of a sub-package's face on it (theory.ridge.ridge_curve)
+    bound = provenance._bound("cotbook.theory")
+    assert {"cotbook.theory.ridge.engine", "cotbook.theory.laws.stopping"} <= set(bound)
     assert "cotbook.attention" not in closure and "cotbook.book" not in closure
     assert records.import_closure("cotbook._checks") == ("cotbook", "cotbook._checks")
     # from ..attention import grid (a submodule) and from . import records (the book package)
