@@ -15,8 +15,12 @@ Modules (each has one job):
 - :mod:`.result1`     -- Result 1 at lambda = 0 in closed form: g, F = m13, the h_n series, the
   paper's own recursion (the reference) and the literal derivative formula.
 - :mod:`.lagrange`    -- the same E_t as a finite quadratic form with a-priori rounding bounds.
-- :mod:`.closed_form` -- the certified lambda = 0 engine: which evaluation answers each depth
-  (:func:`error_grid`, :func:`error_at`, :func:`errors_at`), and when a value is certified.
+- :mod:`.closed_form` -- the certified lambda = 0 engine: its entry points (:func:`error_grid`,
+  :func:`error_at`, :func:`errors_at`), their arguments and limits.
+- :mod:`.route`       -- which evaluation answers each lambda = 0 depth: the ordered list of
+  tiers and the one walk over it.  Each tier is a module (``tier_curve``, ``tier_stream``,
+  ``tier_contour``, ``tier_mp``); ``_tier`` is their interface and the rule of when a value is
+  certified.
 - :mod:`.contour`     -- deep depths: contour integrals through the saddle points.
 - :mod:`.ball`        -- an independent rigorous reference: the finite sum in ball arithmetic.
 - :mod:`.domain`      -- the parameter domain every public function checks, and the accuracy
