@@ -12,6 +12,7 @@ mpmath by the agreement of two precisions.
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -138,15 +139,15 @@ def to_float(x):
 
 def by_point(pairs) -> dict[int, list[int]]:
     """``{i: [t, ...]}`` of ``pairs``, in their order."""
-    out: dict[int, list[int]] = {}
+    out = defaultdict(list)
     for i, t in pairs:
-        out.setdefault(i, []).append(t)
+        out[i].append(t)
     return out
 
 
 def by_depth(pairs) -> dict[int, list[int]]:
     """``{t: [i, ...]}`` of ``pairs``, in their order."""
-    out: dict[int, list[int]] = {}
+    out = defaultdict(list)
     for i, t in pairs:
-        out.setdefault(t, []).append(i)
+        out[t].append(i)
     return out

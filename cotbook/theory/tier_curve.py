@@ -25,11 +25,12 @@ class FormCurve(Tier):
             E, bound = lagrange.float_curve(alpha, tau, sigma2, ask.t_max)
             E[0], bound[0] = 1.0, 0.0  # E_0 = F(0, 0) = 1 exactly
             ok = certified(E, bound, ask.rtol)
+            good, values = ok.tolist(), E.tolist()
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 cond = bound / np.maximum(np.abs(E), TINY) / U
             for t in depths:
-                if ok[t]:
-                    ledger.value[i, t] = E[t]
+                if good[t]:
+                    ledger.value[i, t] = values[t]
                 else:
                     ledger.best[i, t] = (E[t], bound[t])
                     ledger.cond[i, t] = cond[t]

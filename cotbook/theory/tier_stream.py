@@ -39,13 +39,13 @@ class Stream(Tier):
                 values = E.astype(float)
             if ask.kind != "curve":
                 values[values == 0.0] = 0.0  # single depths: no -0.0
-            if self.dtype is np.float64:
-                with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                    cond = bound / np.maximum(np.abs(E), TINY) / U
-            for k, i in enumerate(points):
-                if ok[k]:
-                    ledger.value[i, t] = values[k]
-                else:
-                    ledger.improve((i, t), E[k], bound[k])
-                if self.dtype is np.float64:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                cond = bound / np.maximum(np.abs(E), TINY) / U
+            each = zip(points, ok.tolist(), values.tolist(), strict=True)
+            for k, (i, good, value) in enumerate(each):
+                if good:
+                    ledger.value[i, t] = value
+                    continue
+                ledger.improve((i, t), E[k], bound[k])
+                if self.dtype is np.float64:  # the condition of the float64 form
                     ledger.cond[i, t] = cond[k]
