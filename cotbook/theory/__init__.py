@@ -20,7 +20,8 @@ comes from.  Each layer imports only the layers above it in this list
 2. :mod:`.exact` -- the ``lam = 0`` engine and its references: Result 1 in closed form
    (:mod:`.exact.result1`), the finite quadratic form (:mod:`.exact.lagrange`), the contours
    through the saddles (:mod:`.exact.contour`), ball arithmetic (:mod:`.exact.ball`) and the
-   certified engine that chooses among them (:mod:`.exact.closed_form`).
+   certified engine's entry points (:mod:`.exact.closed_form`) with the one ordered list of
+   evaluation tiers that answers each depth (:mod:`.exact.route`).
 3. :mod:`.derivation` -- Appendix C executed step by step, to the closed system (App. C.9);
    :mod:`._torus` compiles its sectors and ``m13`` on a torus (numba).
 4. :mod:`.ridge` -- the ``lam >= 0`` engine: the closed system read off a torus, and the paths

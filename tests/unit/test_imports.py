@@ -33,8 +33,10 @@ LAYERS = {
         ("finite_d", "curve", "overview", "numerics"),
     ),
     "cotbook.theory.exact": (
-        ("result1", "_recurrences", "contour"),
+        ("result1", "_recurrences", "contour", "_tier"),
         ("lagrange", "ball"),
+        ("tier_curve", "tier_stream", "tier_contour", "tier_mp"),
+        "route",
         "closed_form",
     ),
     "cotbook.theory.ridge": (
@@ -274,6 +276,23 @@ def test_the_records_producers_follow_every_import():
     lam0 = {f"cotbook.theory.exact.{m}" for m in ("closed_form", "lagrange", "contour", "result1")}
     for name in ("stopping_maps", "optimal_depths", "saturation_approach", "theory_accuracy"):
         assert lam0 <= set(RESULTS[name].producers), name
+
+
+def test_the_lambda0_tiers_never_call_back_into_their_route():
+    """The tiers of the lambda = 0 route (``tier_*`` and their interface ``_tier``) import
+    neither the route nor the entry points that walk it, and the route does not import the
+    entry points: which tier answers a depth is decided in :mod:`route` alone."""
+    graph = import_graph()
+
+    def leaf(module):
+        return module.rpartition(".")[2]
+
+    (route,) = [m for m in graph if m.startswith("cotbook.theory") and leaf(m) == "route"]
+    (entry,) = [m for m in graph if leaf(m) == "closed_form"]
+    tiers = [m for m in graph if leaf(m) == "_tier" or leaf(m).startswith("tier_")]
+    assert len(tiers) >= 5 and set(tiers) <= graph[route]  # the route lists them all
+    assert [m for m in tiers if {route, entry} & graph[m]] == []
+    assert entry not in graph[route] and route in graph[entry]
 
 
 def test_the_checks_catch_a_circle_and_a_forbidden_arrow(tmp_path):

@@ -14,13 +14,23 @@ evaluate them in different ways, at different costs and with different control o
 - :mod:`.ball` -- an independent rigorous reference for single depths: the quadratic form in
   ball arithmetic (python-flint); used by the tests, the benchmarks and the chapters, never
   as a tier.
-- :mod:`.closed_form` -- the certified engine: which of these evaluations answers each depth
-  (cheapest first), and when a value counts as certified (:func:`ridgeless_curve`,
-  :func:`error_at`, :func:`errors_at`, :func:`error_grid`).
+- The tiers: each of these evaluations as one tier of the certified engine, with one
+  interface (:mod:`._tier`: which depths a tier is asked, its values and certified bounds,
+  and the rule of when a value counts as certified): the float64 curve
+  (:mod:`.tier_curve`), the streamed single depth in float64 or long double
+  (:mod:`.tier_stream`), the contours (:mod:`.tier_contour`) and mpmath at two precisions
+  (:mod:`.tier_mp`).
+- :mod:`.route` -- which tier answers each depth: the one ordered list of tiers
+  (:data:`.route.TIERS`) and the one function that walks it; a depth no tier certifies is
+  refused by name.
+- :mod:`.closed_form` -- the certified engine's entry points (:func:`ridgeless_curve`,
+  :func:`error_at`, :func:`errors_at`, :func:`error_grid`): their arguments and limits; each
+  asks the route.
 
-Order of imports: ``result1``, ``_recurrences`` and ``contour`` import none of the others;
-``lagrange`` and ``ball`` build on ``result1``; ``closed_form`` on all but ``ball``.  Every
-name here is imported on first use (``_LAZY``; see :mod:`cotbook.theory`).
+Order of imports: ``result1``, ``_recurrences``, ``contour`` and ``_tier`` import none of the
+others; ``lagrange`` and ``ball`` build on ``result1``; the tiers on ``_tier`` and the engine
+they wrap; ``route`` on the tiers, ``closed_form`` on ``route`` (no tier calls back into
+either).  Every name here is imported on first use (``_LAZY``; see :mod:`cotbook.theory`).
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ whole curve, a single BLAS-3 product.  Three evaluations of it:
   point, no matrix stored), in float64 or extended precision, with its bound.
 - :func:`mp_curve` -- the same sums in mpmath.
 
-Which of them answers, and when a value is certified, is :mod:`.closed_form`'s job.
+Which of them answers, and when a value is certified, is decided by :mod:`.route` and
+:mod:`._tier`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cotbook import theory
-from cotbook.theory import closed_form, domain, lagrange, phases
+from cotbook.theory import _tier, domain, lagrange, phases
 
 # ---- underflow is never certified ----------------------------------------------------------
 
@@ -47,33 +47,13 @@ def test_long_double_bound_refuses_underflow_too():
     so only the range rule refuses it.  (The earlier point, (2, 3, 1) at t = 11000, took 4 s and
     could not fail: its subnormal term is 0 * inf = NaN, refused whether or not the rule holds.)
     """
-    if not closed_form._HAVE_LONGDOUBLE:
+    if not _tier.HAVE_LONGDOUBLE:
         pytest.skip("no extended precision on this platform")
     E, bound = lagrange.stream_depth(
         np.array([2.0]), np.array([1e3]), 100.0, 3000, dtype=np.longdouble
     )
     assert E[0] == 0.0  # the underflow reached the value: only the bound can refuse it
     assert not np.isfinite(bound[0])
-
-
-def test_a_curve_tries_extended_precision_before_the_contours_at_shallow_depths(monkeypatch):
-    """Issue 32: error_curve(1.00403, 4.56885, 0.60497, 93) took 349 s.  float64 fails at 40
-    depths from t = 54; the contours took 43 s for two of them, the streamed form in extended
-    precision milliseconds.  Below depth 200 the cheap tier now comes first."""
-    point = (1.00403, 4.56885, 0.60497)
-    tried = []
-    contours = closed_form._contour_tier
-    monkeypatch.setattr(closed_form, "_contour_tier", lambda *a: tried.append(a[3]) or contours(*a))
-    start = time.perf_counter()
-    E = closed_form.ridgeless_curve(*point, 93)
-    assert time.perf_counter() - start < 30  # 0.8 s quiet
-    _, bound = lagrange.float_curve(*point, 93)
-    assert not np.all(bound[54:] <= 1e-10 * E[54:])  # float64 alone does not certify them
-    if closed_form._HAVE_LONGDOUBLE:
-        assert tried == []
-    exact = lagrange.mp_curve(*point, 93, 60, depths=[54, 93])  # mpmath, 60 digits
-    for t in (54, 93):
-        assert E[t] == pytest.approx(float(exact[t]), rel=1e-10)
 
 
 # ---- one depth ------------------------------------------------------------------------------
