@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from cotbook import theory
-from cotbook.theory import _tier, domain, lagrange, phases
+from cotbook.theory import domain, lagrange, phases
+from cotbook.theory.exact import _tier
 
 # ---- underflow is never certified ----------------------------------------------------------
 
