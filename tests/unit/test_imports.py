@@ -90,18 +90,45 @@ def _resolve(module, is_package, level, name):
     return ".".join([*base, name] if name else base)
 
 
+def _faces(modules) -> dict:
+    """``{package: {name: module}}``: the ``_LAZY`` table of every face (a package whose
+    public names are imported on first use), read from the source."""
+    out = {}
+    for module, path in modules.items():
+        if path.name != "__init__.py":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_LAZY":
+                pairs = zip(node.value.keys, node.value.values, strict=True)
+                out[module] = {k.value: v.value for k, v in pairs}
+    return out
+
+
+def _reached(package, faces, seen=()) -> set:
+    """What binding a face may reach as attributes: its table, and its sub-faces' tables."""
+    out = set()
+    for module in faces.get(package, {}).values():
+        if module not in seen and module != package:
+            out |= {module} | _reached(module, faces, {*seen, package})
+    return out
+
+
 def import_graph(root=PACKAGE) -> dict:
     """``{module: {cotbook modules it imports}}`` read from the source (ast), at module level
     and inside functions alike.  ``from X import name`` counts as importing ``X.name`` when that
-    is a module of the package, else ``X``."""
+    is a module of the package, else ``X``; a module that binds a face (``from cotbook import
+    theory``) imports every module the face's table reaches, since any is an attribute away."""
     modules = {_module(p, root): p for p in root.rglob("*.py")}
+    faces = _faces(modules)
     graph = {}
     for module, path in modules.items():
         is_package = path.name == "__init__.py"
         edges = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
-                edges |= {a.name for a in node.names if a.name.startswith("cotbook")}
+                for a in node.names:
+                    if a.name.startswith("cotbook"):
+                        edges |= {a.name} | _reached(a.name, faces)
             elif isinstance(node, ast.ImportFrom):
                 target = (
                     _resolve(module, is_package, node.level, node.module)
@@ -112,7 +139,10 @@ def import_graph(root=PACKAGE) -> dict:
                     continue
                 for alias in node.names:
                     sub = f"{target}.{alias.name}"
-                    edges.add(sub if sub in modules else target)
+                    if sub in modules:  # a module, or a face bound by name: all it reaches
+                        edges |= {sub} | _reached(sub, faces)
+                    else:  # a name, through its face's table where it has one
+                        edges.add(faces.get(target, {}).get(alias.name, target))
         edges.discard(module)
         graph[module] = {e for e in edges if e in modules}
     return graph
@@ -168,7 +198,8 @@ def _violations(graph):
 
 
 def _layer_violations(graph, layers=LAYERS):
-    """Every import that reaches up a package's layers, and every part no layer lists."""
+    """Every import that reaches up a package's layers, every part no layer lists, and every
+    listed part that is not there."""
     bad = []
     for package, order in layers.items():
         rank = {
@@ -195,6 +226,10 @@ def _layer_violations(graph, layers=LAYERS):
                 other = part(target)
                 if other is not None and other != own and rank.get(other, -1) > rank[own]:
                     bad.append(f"{module} -> {target} (up the layers of {package})")
+        present = {part(m) for m in graph} - {None}
+        bad += [
+            f"{package}.{p} (listed in a layer, not there)" for p in sorted(rank.keys() - present)
+        ]
     return bad
 
 
@@ -252,6 +287,37 @@ def test_the_layer_and_size_checks_catch_what_breaks_them(tmp_path):
     assert _oversized(pkg, ("cotbook.theory",)) == [
         f"cotbook/theory/stray.py: {MAX_LINES + 1} lines",
         f"cotbook/theory/full: {MAX_MODULES + 1} modules",
+    ]
+
+
+def test_an_import_through_a_face_is_an_import_of_what_it_reaches(tmp_path):
+    """Binding a face (``from cotbook import theory``) reaches every module of its table, and
+    of its sub-faces' tables, as an attribute: the layer and circle checks see those arrows; a
+    name imported from a face counts only its own module."""
+    pkg = tmp_path / "cotbook"
+    for folder in (pkg, pkg / "theory", pkg / "theory" / "exact", pkg / "theory" / "laws"):
+        folder.mkdir()
+    (pkg / "__init__.py").write_text('_LAZY = {"theory": "cotbook.theory"}\n')
+    (pkg / "theory" / "__init__.py").write_text(
+        '_LAZY = {"laws": "cotbook.theory.laws", "cf": "cotbook.theory.exact.closed_form"}\n'
+    )
+    (pkg / "theory" / "laws" / "__init__.py").write_text(
+        '_LAZY = {"scaling": "cotbook.theory.laws.scaling"}\n'
+    )
+    (pkg / "theory" / "exact" / "__init__.py").write_text("")
+    (pkg / "theory" / "exact" / "closed_form.py").write_text("from cotbook import theory\n")
+    (pkg / "theory" / "laws" / "scaling.py").write_text("from ..exact import closed_form\n")
+    (pkg / "theory" / "laws" / "other.py").write_text("from .. import cf\n")
+    graph = import_graph(pkg)
+    assert "cotbook.theory.laws.scaling" in graph["cotbook.theory.exact.closed_form"]
+    assert graph["cotbook.theory.laws.other"] == {"cotbook.theory.exact.closed_form"}
+    assert ["cotbook.theory.exact.closed_form", "cotbook.theory.laws.scaling"] in _cycles(graph)
+    layers = {"cotbook.theory": ("exact", "laws", "gone")}
+    assert _layer_violations(graph, layers) == [
+        "cotbook.theory.exact.closed_form -> cotbook.theory.laws (up the layers of cotbook.theory)",
+        "cotbook.theory.exact.closed_form -> cotbook.theory.laws.scaling (up the layers of "
+        "cotbook.theory)",
+        "cotbook.theory.gone (listed in a layer, not there)",
     ]
 
 

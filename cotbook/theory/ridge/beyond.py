@@ -68,9 +68,9 @@ def _round_the_cut(p: Point, refusal, t_max, rtol, atol) -> RidgeCurve | None:
     """A curve whose sectors' cut starts too near ``|y| = 1`` for any torus beyond it (or, if
     it grows, for the pole path's circle beyond the poles at 1): an inside torus's refusal
     joined to the circle and the loop
-    (:func:`cotbook.theory.loop.deep_curve`), or where a pole crosses every loop to two
+    (:func:`cotbook.theory.ridge.loop.deep_curve`), or where a pole crosses every loop to two
     loops and the pole's share along the saddle's path
-    (:func:`cotbook.theory.cross.deep_curve`), as :meth:`_TwoTori.join` joins a torus
+    (:func:`cotbook.theory.ridge.cross.deep_curve`), as :meth:`_TwoTori.join` joins a torus
     beyond 1; ``None`` where the refusal has no inside torus's curve, the path does not apply
     (about a second to find out where the cut is out of reach, up to a minute where the
     loop's check finds a pole it cannot take) or the two disagree.  Measured at ``(0.9312, 11,

@@ -80,7 +80,7 @@ def ridge_curve(
 
     **Which torus.**  The coefficients are those of the Taylor series only if B is analytic in
     the polydisc ``|x|, |y| <= r``.  Each torus on the ladder ``r = 0.95 * 0.9^k`` is checked
-    (see :func:`cotbook.theory.torus.curve`): a singularity inside puts negative powers
+    (see :func:`cotbook.theory.ridge.torus.curve`): a singularity inside puts negative powers
     into the FFT, and the constant term must be ``E_0 = 1``.  The largest torus that passes is
     used if the next passing torus below it gives the same curve within the two error bounds (a
     second, independent contour); otherwise the search goes on down the ladder.  If that curve

@@ -12,8 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from cotbook.theory.exact import _tier, closed_form, contour, lagrange, route
 from cotbook.theory.domain import AccuracyError
+from cotbook.theory.exact import _tier, closed_form, contour, lagrange, route
 
 # ---- the order alone -------------------------------------------------------------------------
 
