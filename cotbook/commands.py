@@ -151,6 +151,20 @@ def _simulate(args) -> int:
     return _studies(args, [(name, spec, finite_size, None)])
 
 
+def _finite_d(args) -> int:
+    from .simulation import corrections
+
+    jobs = {"corrections": ("finite_d_corrections", corrections.SCALES, corrections)}
+    studies = []
+    for what in args.only or list(jobs):
+        name, scales, module = jobs[what]
+        spec = type(scales[args.scale]).from_dict(
+            dict(scales[args.scale].to_dict(), seed=args.seed)
+        )
+        studies.append((name, spec, module, None))
+    return _studies(args, studies)
+
+
 def _experiments(args) -> int:
     from .attention import (
         grid,

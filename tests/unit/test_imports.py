@@ -13,7 +13,7 @@ import cotbook
 
 PACKAGE = Path(cotbook.__file__).parent
 SCIENCE = ("cotbook.theory", "cotbook.simulation", "cotbook.attention")
-GROUND = ("cotbook._checks", "cotbook.tasks")
+GROUND = ("cotbook._checks", "cotbook.tasks", "cotbook.wick")
 COMMAND_LINE = ("cotbook.cli", "cotbook.commands")
 TOP = ("cotbook.book", *COMMAND_LINE, "cotbook.bench", "cotbook.__main__")
 

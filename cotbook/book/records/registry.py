@@ -140,6 +140,12 @@ RESULTS = {
             "python -m cotbook simulate --scale paper",
         ),
         ResultSpec(
+            "finite_d_corrections",
+            "paper",
+            ("cotbook.simulation.corrections",),
+            "python -m cotbook finite-d --only corrections",
+        ),
+        ResultSpec(
             "theory_vs_simulation_precision",
             "precision",
             ("cotbook.simulation.finite_size",),
