@@ -34,6 +34,7 @@ __all__ = [
     "explorer",
     "simulation",
     "simulation_precision",
+    "corrections",
     "accuracy",
     "theory_benchmark",
     "ridge_coverage",
@@ -349,6 +350,21 @@ def simulation(scale="book") -> Study:
     if saved is None:
         saved = _computed(scale, fs.SCALES[scale], fs.run, _describe_simulation)
     return _with_theory(saved)
+
+
+def _describe_corrections(spec) -> str:
+    sets = ", ".join(f"{n} at D = {D}" for D, n in zip(spec.dims, spec.sets, strict=True))
+    return f"lam = 0, pretraining sets: {sets}; {spec.test_designs} test designs per set"
+
+
+def corrections() -> Study:
+    """The measured finite-D corrections (:mod:`cotbook.simulation.corrections`): the saved
+    ``finite_d_corrections`` record (an hour's run: a missing one is an error naming its
+    command), ``data`` its points as saved; the table with Result 1 and the fits is
+    :func:`cotbook.simulation.against_theory.corrections_table`."""
+    from ..simulation import corrections as co
+
+    return _required("finite_d_corrections", co.CorrectionsSpec.from_dict, _describe_corrections)
 
 
 def simulation_precision() -> Study | None:

@@ -1,4 +1,6 @@
-"""Result 1 beside the finite-D simulations of :mod:`cotbook.simulation.finite_size`.
+"""Result 1 beside the finite-D simulations: the Appendix E study
+(:mod:`cotbook.simulation.finite_size`, :func:`with_theory`) and the measured finite-D
+corrections (:mod:`cotbook.simulation.corrections`, :func:`corrections_table`).
 
 The simulation records hold simulations only, so that a change of the theory engine does not
 stale hours of them; the ``D -> infinity`` curve of Result 1 (lambda = 0,
@@ -8,12 +10,22 @@ stale hours of them; the ``D -> infinity`` curve of Result 1 (lambda = 0,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..theory import closed_form, phases
-from . import finite_size
+from ..theory import closed_form, finite_d, phases
+from . import corrections, finite_size
 
-__all__ = ["with_theory", "run", "noise_reading_table"]
+__all__ = [
+    "with_theory",
+    "run",
+    "noise_reading_table",
+    "DEPTHS",
+    "TOP_SHARE",
+    "SE_GOAL",
+    "corrections_table",
+]
 
 
 def with_theory(spec: finite_size.SimulationSpec, panels) -> dict:
@@ -60,3 +72,86 @@ def noise_reading_table(t_max, sigma2_a=finite_size.SIGMA2, sigma2_b=1e-2):
         f"regime ({sigma2_b:g})",
     ]
     return headers, rows
+
+
+#: The depths at which the corrections are measured (the issue's t in {1, 2, 3, 5, 10}).
+DEPTHS = (1, 2, 3, 5, 10)
+#: A unit whose largest single pretraining set carries more than this share of the sum over its
+#: sets is tail-dominated: with n >= 100 sets a typical set carries 1 % or less, so one set
+#: outweighing five typical ones means the mean is a few rare draws, and its fit is refused.
+TOP_SHARE = 0.05
+#: The precision goal: a measured ``c_t`` whose error (standard error and systematic, in
+#: quadrature) exceeds this share of ``|c_t|`` is reported as not resolved.
+SE_GOAL = 0.1
+
+
+def _estimate(unit, t):
+    """``(mean, sem, top_share)`` of a unit at depth ``t``: the exact test-prompt average where
+    it exists, the sampled one beyond."""
+    kind = "exact" if t < len(unit["exact"]["mean"]) else "sampled"
+    return tuple(unit[kind][k][t] for k in ("mean", "sem", "top_share"))
+
+
+def corrections_table(spec: corrections.CorrectionsSpec, points, depths=DEPTHS) -> list:
+    """One row per point and depth of a :mod:`~cotbook.simulation.corrections` record
+    (``points``: its data): Result 1's ``E_t``, the Richardson fit of ``D (E_t(D) - E_t)``
+    (:func:`corrections.fit`), the derived ``c_t`` where there is one
+    (:func:`cotbook.theory.finite_d.finite_d_correction`), and the checks:
+
+    * ``held_out_z``: the fit on every ``D`` but the largest, its prediction at the largest
+      against the simulation there, in standard errors (a fitted value tested on data it did
+      not see; ``None`` with fewer than three ``D``);
+    * ``derived_z``: per ``D``, ``(simulated - E_t - c_t/D)`` in standard errors of the
+      simulated mean, with the derived ``c_t``; ``closer``: whether ``E_t + c_t/D`` is closer to
+      the simulated mean than ``E_t`` at every ``D``;
+    * ``tail``: the largest share of one set in a unit (> :data:`TOP_SHARE`: no fit);
+    * ``resolved``: the fit's error within :data:`SE_GOAL` of ``|c_t|``.
+    """
+    dims = np.array(spec.dims, dtype=float)
+    rows = []
+    for name, point in points.items():
+        alpha, tau, sigma2 = point["alpha"], point["tau"], point["sigma2"]
+        curve = closed_form.ridgeless_curve(alpha, tau, sigma2, max(depths))
+        derived = finite_d.finite_d_correction(alpha, tau, sigma2, finite_d.DERIVED_T_MAX)
+        for t in depths:
+            est = np.array([_estimate(point["dims"][str(D)], t) for D in spec.dims])
+            mean, sem, top = est.T
+            row = {
+                "point": name,
+                "alpha": alpha,
+                "tau": tau,
+                "sigma2": sigma2,
+                "t": t,
+                "E": float(curve[t]),
+                "top_share": float(top.max()),
+                "tail": bool(top.max() > TOP_SHARE),
+                "derived": float(derived[t]) if t < len(derived) else None,
+                "sem_per_D": (dims * sem).tolist(),
+            }
+            y, dy = dims * (mean - curve[t]), dims * sem
+            if row["tail"] or not np.all(np.isfinite(y)):
+                rows.append({**row, "fit": None, "held_out_z": None, "resolved": False})
+                continue
+            result = corrections.fit(dims, y, dy)
+            error = math.hypot(result["sem"], result["systematic"])
+            row.update(fit=result, resolved=bool(error <= SE_GOAL * abs(result["c"])))
+            row["held_out_z"] = None
+            if dims.size >= 3:
+                inner = corrections.fit(dims[:-1], y[:-1], dy[:-1])
+                predicted = inner["c"] + inner["d"] / dims[-1]
+                spread = math.hypot(dy[-1], _prediction_sem(dims[:-1], dy[:-1], dims[-1]))
+                row["held_out_z"] = float((y[-1] - predicted) / spread)
+            if row["derived"] is not None:
+                shifted = curve[t] + row["derived"] / dims
+                row["derived_z"] = ((mean - shifted) / sem).tolist()
+                row["closer"] = bool(np.all(np.abs(mean - shifted) < np.abs(mean - curve[t])))
+            rows.append(row)
+    return rows
+
+
+def _prediction_sem(dims, sem, at) -> float:
+    """Standard error of a weighted ``c + d/D`` fit's value at ``D = at``."""
+    design = np.stack([np.ones_like(dims), 1.0 / dims], axis=1)
+    cov = np.linalg.inv((design / sem[:, None] ** 2).T @ design)
+    x = np.array([1.0, 1.0 / at])
+    return float(np.sqrt(x @ cov @ x))

@@ -35,8 +35,9 @@ comes from.  Each layer imports only the layers above it in this list
    at any ridge (:mod:`.laws.upturn`).
 7. The faces and checks: :mod:`.curve` (:func:`error_curve`), :mod:`.overview` (one point at a
    glance, :func:`summary`: what ``python -m cotbook theory`` prints), :mod:`.numerics`
-   (Appendix D: the fast engine against the paper's recursion) and :mod:`.finite_d` (the first
-   finite-D correction, imported by name, not on this face until every ``c_t`` is derived).
+   (Appendix D: the fast engine against the paper's recursion) and :mod:`.finite_d` (the
+   finite-D correction ``c_t`` where it is derived, :func:`finite_d_correction`: the first step
+   at finite ``tau``, every step as ``tau -> infinity``; measured beyond, in the simulations).
 
 A newcomer reads :mod:`.curve`, then :mod:`.phases` (the regimes), then the sub-package faces
 (:mod:`.exact`, :mod:`.ridge`, :mod:`.laws`), each of which says how its own modules fit.
@@ -57,6 +58,7 @@ _LAZY = {
     "TINY": "cotbook.theory.exact.closed_form",
     "AccuracyError": "cotbook.theory.domain",
     "summary": "cotbook.theory.overview",
+    "finite_d_correction": "cotbook.theory.finite_d",
     "Summary": "cotbook.theory.overview",
     "g": "cotbook.theory.exact.result1",
     "m13": "cotbook.theory.exact.result1",
@@ -72,6 +74,7 @@ _LAZY = {
     "contour": "cotbook.theory.exact.contour",
     "curve": "cotbook.theory.curve",
     "derivation": "cotbook.theory.derivation",
+    "finite_d": "cotbook.theory.finite_d",
     "domain": "cotbook.theory.domain",
     "lagrange": "cotbook.theory.exact.lagrange",
     "numerics": "cotbook.theory.numerics",
@@ -91,6 +94,7 @@ __all__ = [
     "error_grid",
     "summary",
     "Summary",
+    "finite_d_correction",
     "AccuracyError",
     "LAM_RTOL",
     "RTOL_DEFAULT",
@@ -108,6 +112,7 @@ __all__ = [
     "result1",
     "lagrange",
     "derivation",
+    "finite_d",
     "numerics",
     "overview",
     "phases",

@@ -7,9 +7,13 @@ What is derived, and checked (``tests/unit/theory/test_finite_d.py``):
 * every ``c_t`` in the limit ``tau -> infinity``, where the pretrained matrix is exactly
   ``I / (c + 1/L)`` (:func:`large_tau_correction`).
 
-Not derived: ``c_t`` for ``t >= 2`` at finite ``tau`` (it needs the ``1/D`` corrections of the
-traces of every word in ``A`` and ``A^T``, real-Ginibre terms included), and ``lam > 0``.  So
-these names are not on the theory's face (:mod:`cotbook.theory`) yet.
+:func:`finite_d_correction` (on the theory's face, :mod:`cotbook.theory`) returns what is
+derived.  Not derived: ``c_t`` for ``t >= 2`` at finite ``tau``, and ``lam > 0``.  The test
+prompt's side is exact at every depth (:mod:`cotbook.wick`: ``E_t(D)`` is a polynomial in the
+normalised traces of words in ``A`` and ``A^T``), so what ``c_t`` lacks is the ``1/D`` term of
+each such trace (:func:`needed_words`: 5 words at ``t = 2``, 9 at ``t = 3``; two are derived
+here).  Each is its own derivation, with real-Ginibre terms; the measured ``c_t``
+(:mod:`cotbook.simulation.corrections`) stand where they stop.
 
 Notation (the paper's Section 3 and Appendix C): ``L = alpha D`` examples per prompt, ``M = tau
 D`` pretraining tasks, ``s = (1 + sigma2)/alpha``, ``c = 1 + s``, ``y = 1/tau``, ``u = alpha + 1 +
@@ -49,11 +53,16 @@ from __future__ import annotations
 
 import math
 
+from .. import wick
 from .._checks import nonneg_int
 from . import domain
 
 __all__ = [
     "LARGE_TAU_T_MAX",
+    "DERIVED_T_MAX",
+    "DERIVED_WORDS",
+    "needed_words",
+    "finite_d_correction",
     "first_step_correction",
     "gaussian_pairs_correction",
     "large_tau_correction",
@@ -62,6 +71,12 @@ __all__ = [
 LARGE_TAU_T_MAX = 200
 """Deepest ``t`` of :func:`large_tau_correction`: its alternating sums need about ``t`` digits
 and ``t^2`` terms (t = 200: about 10 s)."""
+
+DERIVED_T_MAX = 1
+"""Deepest ``t`` whose ``c_t`` is derived at finite ``tau`` (:func:`finite_d_correction`)."""
+DERIVED_WORDS = ("A", "AT")
+"""The words in ``A`` and ``A^T`` whose normalised traces are derived to ``O(1/D)`` (steps 2-4
+of the module's derivation: ``tr A / D`` and ``tr A A^T / D``)."""
 
 _DPS = 60  # working digits of the c_1 expansion; checked against _DPS + 30
 _D_FAR = 25  # E_1(D) is evaluated at D = 10^25 and 10^26: the O(D^-2) part is 1e-25 of c_1
@@ -340,3 +355,71 @@ def large_tau_correction(alpha, sigma2, t_max):
                 f"{dps} and {dps + 20} digits"
             )
     return np.array([float(y) for y in high])
+
+
+def needed_words(t) -> tuple:
+    """The words whose normalised traces ``c_t`` needs to ``O(1/D)``: every word of a product
+    that enters ``E_t(D)`` at order ``D^0`` (:func:`cotbook.wick.prompt_average`; the words of
+    products entering at ``1/D`` are needed only as ``D -> infinity``, which Result 1's
+    theory gives).  Shortest first; ``0 <= t <= wick.T_MAX``.
+
+    Examples
+    --------
+    >>> needed_words(1)
+    ('A', 'AT')
+    >>> len(needed_words(2)), len(needed_words(3))
+    (5, 9)
+    """
+    average = wick.prompt_average(t)
+    words = {w for key, c in average.items() if any(j == 0 for _, j in c) for w in key}
+    return tuple(sorted(words, key=lambda w: (len(w), w)))
+
+
+def finite_d_correction(alpha, tau, sigma2, t_max):
+    """``c_0, ..., c_{t_max}`` of ``E_t(D) = E_t + c_t / D + O(D^-2)`` at ``lam = 0``, where they
+    are derived: every ``t`` as ``tau -> infinity`` (``tau = math.inf``,
+    :func:`large_tau_correction`), and ``t <= DERIVED_T_MAX`` at finite ``tau``
+    (:func:`first_step_correction`; ``c_0 = 0`` since ``E_0(D) = 1``).
+
+    Deeper at finite ``tau`` it refuses: ``c_t`` needs the ``1/D`` terms of the traces of the
+    words in ``A`` and ``A^T`` of length up to ``2t`` (the test prompt's side is exact at every
+    depth, :mod:`cotbook.wick`), each its own derivation; the measured values are the record
+    ``finite_d_corrections`` (``python -m cotbook finite-d``).
+
+    Parameters
+    ----------
+    alpha : float
+        ``L/D``, in ``[1e-12, 1e12]``.
+    tau : float
+        ``M/D``, in ``(1, 1e12]``, or ``math.inf``.
+    sigma2 : float
+        Label-noise variance, in ``[0, 1e12]``.
+    t_max : int
+        Deepest CoT step: ``<= DERIVED_T_MAX`` at finite ``tau``, ``<= LARGE_TAU_T_MAX`` at
+        ``tau = math.inf``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``c_0..c_{t_max}``, each certified at two precisions.
+
+    Examples
+    --------
+    >>> [round(float(c), 6) for c in finite_d_correction(2.0, 3.0, 0.01, 1)]
+    [0.0, 0.653881]
+    >>> [round(float(c), 6) for c in finite_d_correction(2.0, math.inf, 0.01, 2)]
+    [0.0, 0.222215, 0.245606]
+    """
+    import numpy as np
+
+    t_max = nonneg_int("t_max", t_max)
+    if tau == math.inf:
+        return large_tau_correction(alpha, sigma2, t_max)
+    alpha, tau, sigma2 = domain.point(alpha, tau, sigma2)
+    if t_max > DERIVED_T_MAX:
+        raise ValueError(
+            f"t_max must be <= {DERIVED_T_MAX} (DERIVED_T_MAX) at finite tau, got {t_max}: c_t "
+            f"for t >= 2 is derived only as tau -> infinity (tau=math.inf); at finite tau it is "
+            f"measured (the record finite_d_corrections, python -m cotbook finite-d)"
+        )
+    return np.array([0.0, first_step_correction(alpha, tau, sigma2)][: t_max + 1])

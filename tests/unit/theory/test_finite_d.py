@@ -3,6 +3,8 @@ c_1 against the exact tau -> infinity limit (a real-Wishart recursion), its mach
 jointly Gaussian model's exact answer, and c_1 against a Monte Carlo of the model at D = 50
 (cotbook.simulation.first_step)."""
 
+import math
+
 import mpmath as mp
 import numpy as np
 import pytest
@@ -97,3 +99,22 @@ def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match="t_max"):
         finite_d.large_tau_correction(2.0, 0.01, 2.5)
     assert issubclass(domain.AccuracyError, ArithmeticError)
+
+
+def test_finite_d_correction_gives_what_is_derived_and_refuses_the_rest():
+    c = finite_d.finite_d_correction(2.0, 3.0, 0.01, 1)
+    assert c[0] == 0.0 and c[1] == finite_d.first_step_correction(2.0, 3.0, 0.01)
+    deep = finite_d.finite_d_correction(0.5, math.inf, 0.0, 20)
+    assert np.array_equal(deep, finite_d.large_tau_correction(0.5, 0.0, 20))
+    with pytest.raises(ValueError, match="t_max must be <= 1 .* measured .* finite-d"):
+        finite_d.finite_d_correction(2.0, 3.0, 0.01, 2)
+    with pytest.raises(ValueError, match="tau must be"):
+        finite_d.finite_d_correction(2.0, 1.0, 0.01, 1)
+
+
+def test_the_derived_depth_is_where_the_derived_words_run_out():
+    # c_t needs the 1/D term of every word of needed_words(t); only DERIVED_WORDS have one
+    derived = set(finite_d.DERIVED_WORDS)
+    assert set(finite_d.needed_words(finite_d.DERIVED_T_MAX)) == derived
+    deeper = set(finite_d.needed_words(finite_d.DERIVED_T_MAX + 1))
+    assert deeper - derived == {"AA", "AAT", "AATT"}

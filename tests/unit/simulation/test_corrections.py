@@ -1,0 +1,113 @@
+"""The measured finite-D corrections (cotbook.simulation.corrections): the Richardson fit on
+synthetic data with a known answer, the two estimates of one study against each other, the
+table's rules, and the committed record against the derived c_1 (an independent derivation)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from cotbook.book import records, studies
+from cotbook.simulation import against_theory, corrections
+
+DIMS = np.array([100.0, 200.0, 400.0, 800.0])
+
+
+def test_the_fit_recovers_a_known_answer_with_calibrated_errors():
+    rng = np.random.default_rng(65)
+    sem = np.array([0.01, 0.012, 0.02, 0.04])
+    inside, pulls = 0, []
+    for _ in range(400):
+        y = 0.7 + 30.0 / DIMS + sem * rng.standard_normal(4)
+        r = corrections.fit(DIMS, y, sem)
+        pulls.append((r["c"] - 0.7) / r["sem"])
+        inside += abs(r["c"] - 0.7) < 2 * r["sem"]
+    assert 0.91 < inside / 400 < 0.99  # a 2-sigma interval covers about 95 %
+    assert abs(np.std(pulls) - 1) < 0.1
+
+
+def test_the_systematic_sees_a_term_the_fit_leaves_out():
+    y = 0.7 + 30.0 / DIMS + 4000.0 / DIMS**2
+    r = corrections.fit(DIMS, y, np.full(4, 1e-3))
+    assert r["chi2"] > 10  # the c + d/D form cannot hold it
+    assert r["systematic"] > 0.5 * abs(r["c"] - 0.7) > 0.01
+    clean = corrections.fit(DIMS, 0.7 + 30.0 / DIMS, np.full(4, 1e-3))
+    assert clean["systematic"] < 1e-9 and clean["chi2"] < 1e-12
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="dims, y and sem"):
+        corrections.fit([100, 200], [1.0, 2.0], [0.1, 0.0])
+    with pytest.raises(ValueError, match="finite"):
+        corrections.fit([100, 200], [1.0, np.inf], [0.1, 0.1])
+    with pytest.raises(ValueError, match="integers"):
+        corrections.CorrectionsSpec(dims=(100, 101), sets=(2, 2), test_designs=1, t_max=3)
+    with pytest.raises(ValueError, match="sets must give"):
+        corrections.CorrectionsSpec(dims=(100, 200), sets=(2,), test_designs=1, t_max=3)
+    with pytest.raises(ValueError, match="t_max must be >= 3"):
+        corrections.CorrectionsSpec(dims=(100, 200), sets=(2, 2), test_designs=1, t_max=2)
+    with pytest.raises(ValueError, match="unit must be one of"):
+        corrections.run_unit(corrections.SCALES["tiny"], "nowhere/D=20")
+
+
+@pytest.fixture(scope="module")
+def small():
+    spec = corrections.CorrectionsSpec(dims=(20, 40), sets=(300, 120), test_designs=2, t_max=4)
+    units = [u for u in spec.units() if u.startswith(("noisy/", "saturation/"))]
+    return spec, {u: corrections.run_unit(spec, u) for u in units}
+
+
+def test_the_exact_and_the_sampled_estimates_agree_and_the_exact_is_sharper(small):
+    spec, results = small
+    for unit, r in results.items():
+        for t in range(1, 4):
+            exact, sampled = (r[k]["mean"][t] for k in ("exact", "sampled"))
+            spread = math.hypot(r["exact"]["sem"][t], r["sampled"]["sem"][t])
+            assert abs(exact - sampled) < 4 * spread, (unit, t)
+            assert r["exact"]["sem"][t] < 0.8 * r["sampled"]["sem"][t], (unit, t)
+        assert r["exact"]["mean"][0] == r["sampled"]["mean"][0] == 1.0
+    unit = next(iter(results))
+    assert corrections.run_unit(spec, unit)["exact"] == results[unit]["exact"]  # by seed
+
+
+def _unit(mean, sem, top=0.01, t_max=5):
+    return {
+        "exact": {"mean": mean[:4], "sem": sem[:4], "top_share": [top] * 4},
+        "sampled": {"mean": mean, "sem": sem, "top_share": [top] * (t_max + 1)},
+    }
+
+
+def test_the_table_fits_flags_tails_and_tests_the_derived_c1():
+    from cotbook.theory import closed_form, finite_d
+
+    spec = corrections.CorrectionsSpec(
+        dims=(100, 200, 400, 800), sets=(2, 2, 2, 2), test_designs=1, t_max=5
+    )
+    alpha, tau, sigma2 = corrections.POINTS["noisy"]
+    E = closed_form.ridgeless_curve(alpha, tau, sigma2, 5)
+    c1 = finite_d.first_step_correction(alpha, tau, sigma2)
+    c = np.array([0.0, c1, 0.3, 0.25, 0.2, 0.15])
+    dims = {}
+    for D in spec.dims:
+        mean = E + c / D + 5.0 / D**2
+        dims[str(D)] = _unit(list(mean), [0.002 / D] * 6, top=0.2 if D == 800 else 0.01)
+    points = {"noisy": {"alpha": alpha, "tau": tau, "sigma2": sigma2, "dims": dims}}
+    rows = against_theory.corrections_table(spec, points, depths=(1, 2))
+    assert [r["tail"] for r in rows] == [True, True]  # one set carries 20 % at D = 800
+    for D in spec.dims:
+        dims[str(D)] = _unit(list(E + c / D + 5.0 / D**2), [0.002 / D] * 6)
+    one, two = against_theory.corrections_table(spec, points, depths=(1, 2))
+    assert one["fit"]["c"] == pytest.approx(c1, abs=1e-3) and one["closer"]
+    assert two["fit"]["c"] == pytest.approx(0.3, abs=1e-3) and two["derived"] is None
+    assert one["resolved"] and abs(one["held_out_z"]) < 3
+    # a wrong derived value (the sign flipped) is further from the simulation than E_t itself
+    dims_flipped = {str(D): _unit(list(E - c / D), [0.002 / D] * 6) for D in spec.dims}
+    points["noisy"]["dims"] = dims_flipped
+    (flipped,) = against_theory.corrections_table(spec, points, depths=(1,))
+    assert not flipped["closer"] and max(abs(z) for z in flipped["derived_z"]) > 100
+
+
+def test_the_loader_names_the_command_when_the_record_is_missing(tmp_path, monkeypatch):
+    monkeypatch.setattr(records.load, "__defaults__", (tmp_path,))
+    with pytest.raises(records.ResultError, match="python -m cotbook finite-d"):
+        studies.corrections()
