@@ -38,6 +38,7 @@ __all__ = [
     "value_grid",
     "VERDICT_COLOURS",
     "verdict_summary",
+    "richardson",
 ]
 
 #: Okabe-Ito colours (blue, vermillion, green, purple, orange, sky blue, black, yellow).
@@ -467,3 +468,27 @@ def verdict_summary(rows):
     for side in ax.spines.values():
         side.set_visible(False)
     return fig
+
+
+def richardson(ax, dims, rows, *, title=None):
+    """The Richardson extrapolation of the finite-D correction, one line per row of
+    :func:`cotbook.simulation.against_theory.corrections_table` (one point, several depths):
+    the measured ``D (E_t(D) - E_t)`` with one standard error against ``1/D``, the fitted ``c_t
+    + d_t/D`` down to ``1/D = 0``, and ``c_t`` there with its error (statistical and
+    systematic); a row without a fit (tail-dominated) shows its points only."""
+    inverse = 1.0 / np.asarray(dims, dtype=float)
+    line = np.linspace(0.0, inverse.max() * 1.05, 50)
+    for k, row in enumerate(rows):
+        colour = PALETTE[k % len(PALETTE)]
+        ax.errorbar(inverse, row["shift_per_D"], row["sem_per_D"], fmt="o", ms=4, capsize=2,
+                    color=colour, label=f"t = {row['t']}")  # fmt: skip
+        fit = row["fit"]
+        if fit is not None:
+            ax.plot(line, fit["c"] + fit["d"] * line, color=colour, lw=1)
+            error = float(np.hypot(fit["sem"], fit["systematic"]))
+            ax.errorbar([0.0], [fit["c"]], [error], fmt="s", ms=5, capsize=3, color=colour)
+    ax.axvline(0.0, color="0.6", lw=0.8)
+    ax.set_xlabel("1 / D")
+    ax.set_ylabel("D (E_t(D) - E_t)")
+    if title:
+        ax.set_title(title)

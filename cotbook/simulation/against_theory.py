@@ -92,9 +92,12 @@ def _estimate(unit, t):
     return tuple(unit[kind][k][t] for k in ("mean", "sem", "top_share"))
 
 
-def corrections_table(spec: corrections.CorrectionsSpec, points, depths=DEPTHS) -> list:
+def corrections_table(
+    spec: corrections.CorrectionsSpec, points, depths=DEPTHS, *, top_share=TOP_SHARE
+) -> list:
     """One row per point and depth of a :mod:`~cotbook.simulation.corrections` record
-    (``points``: its data): Result 1's ``E_t``, the Richardson fit of ``D (E_t(D) - E_t)``
+    (``points``: its data): Result 1's ``E_t``, the measured ``D (E_t(D) - E_t)`` and its standard
+    error at each ``D`` (``shift_per_D``, ``sem_per_D``), their Richardson fit
     (:func:`corrections.fit`), the derived ``c_t`` where there is one
     (:func:`cotbook.theory.finite_d.finite_d_correction`), and the checks:
 
@@ -104,7 +107,8 @@ def corrections_table(spec: corrections.CorrectionsSpec, points, depths=DEPTHS) 
     * ``derived_z``: per ``D``, ``(simulated - E_t - c_t/D)`` in standard errors of the
       simulated mean, with the derived ``c_t``; ``closer``: whether ``E_t + c_t/D`` is closer to
       the simulated mean than ``E_t`` at every ``D``;
-    * ``tail``: the largest share of one set in a unit (> :data:`TOP_SHARE`: no fit);
+    * ``tail``: the largest share of one set in a unit (> ``top_share``, by default
+      :data:`TOP_SHARE`: no fit);
     * ``resolved``: the fit's error within :data:`SE_GOAL` of ``|c_t|``.
     """
     dims = np.array(spec.dims, dtype=float)
@@ -124,11 +128,11 @@ def corrections_table(spec: corrections.CorrectionsSpec, points, depths=DEPTHS) 
                 "t": t,
                 "E": float(curve[t]),
                 "top_share": float(top.max()),
-                "tail": bool(top.max() > TOP_SHARE),
+                "tail": bool(top.max() > top_share),
                 "derived": float(derived[t]) if t < len(derived) else None,
-                "sem_per_D": (dims * sem).tolist(),
             }
             y, dy = dims * (mean - curve[t]), dims * sem
+            row.update(shift_per_D=y.tolist(), sem_per_D=dy.tolist())
             if row["tail"] or not np.all(np.isfinite(y)):
                 rows.append({**row, "fit": None, "held_out_z": None, "resolved": False})
                 continue
