@@ -7,6 +7,10 @@
   failing if one takes longer than its budget; the phase-diagram chapter also refreshes the
   figure README.md shows.
 - ``simulate``: the theory-vs-simulation study (Appendix E figure).
+- ``finite-d [--only shares]``: the simplified model simulated at the Figure 2 grid's
+  ``D = 50`` on its cells with ``L < D < M``: how much of the trained layers' gap to Result 1
+  finite size explains (:mod:`cotbook.simulation.finite_d_shares`, read by
+  :func:`cotbook.book.studies.finite_d_shares`).
 - ``experiments``: trained attention over the (L, M) grid (Figure 2) and the sensitivity study;
   ``--only softmax``: what trained softmax attention learns, under the untried protocols;
   ``--only lottery`` (``--scale book``): one model at the authors' protocol on eight test sets;
@@ -41,12 +45,13 @@
 Each command imports only what it needs (``authors`` and ``theory`` start no Dask, Jupyter or
 torch); their bodies are in :mod:`cotbook.commands`, the parser and its options here.
 
-Long runs (``simulate``, ``experiments``, ``bench accuracy``, ``bench coverage``) save a record
-(:mod:`cotbook.book.records`): at the committed scale into ``book/results/``, at any other
-scale into ``_build/results/`` (ignored by git), or into ``--out DIR``.  They checkpoint every
-finished unit; ``--resume`` finishes an interrupted run.  They run serially in this process,
-on a local Dask cluster (``--workers N``) or on a running one (``--scheduler ADDRESS``), with
-byte-identical data (:mod:`cotbook.book.runs.execution`).
+Long runs (``simulate``, ``finite-d``, ``experiments``, ``bench accuracy``, ``bench
+coverage``) save a record (:mod:`cotbook.book.records`): at the committed scale into
+``book/results/``, at any other scale into ``_build/results/`` (ignored by git), or into
+``--out DIR``.  They checkpoint every finished unit; ``--resume`` finishes an interrupted
+run.  They run serially in this process, on a local Dask cluster (``--workers N``) or on a
+running one (``--scheduler ADDRESS``), with byte-identical data
+(:mod:`cotbook.book.runs.execution`).
 """
 
 from __future__ import annotations
@@ -77,6 +82,9 @@ _SIMULATE_SCALES = {
     "paper": "the committed record",
     "precision": "the second committed record: more trials at the two largest D",
 }
+# ``finite-d --only`` names: one study of the simplified model at the grid's D each
+_FINITE_D = ("shares",)
+_FINITE_D_SCALES = {"tiny": "a smoke test", "paper": "the committed record"}
 _EXPERIMENT_SCALES = {
     "tiny": "a smoke test",
     "book": "a quick check",
@@ -305,6 +313,18 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
     _add_output_options(p)
     p.set_defaults(run=commands._simulate)
+    p = sub.add_parser(
+        "finite-d",
+        help="the simplified model at the grid's D = 50 (finite size beside the trained layers)",
+        description="The simplified model simulated at the Figure 2 grid's D = 50 on its cells "
+        "with L < D < M, for the share of the trained layers' gap to Result 1 that finite size "
+        "explains.  Scales: " + _scales_help(_FINITE_D_SCALES),
+    )
+    p.add_argument("--scale", choices=list(_FINITE_D_SCALES), default="tiny", help=_SCALE_HELP)
+    p.add_argument("--only", choices=list(_FINITE_D), help="one study (default: all: %(choices)s)")
+    p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
+    _add_output_options(p)
+    p.set_defaults(run=commands._finite_d)
     p = sub.add_parser(
         "experiments",
         help="trained attention models over (L, M) (Figure 2)",

@@ -151,6 +151,25 @@ def _simulate(args) -> int:
     return _studies(args, [(name, spec, finite_size, None)])
 
 
+def _finite_d(args) -> int:
+    from .simulation import finite_d_shares
+
+    jobs = {  # --only name: (record, module with SCALES, run_unit and assemble, its spec class)
+        "shares": ("finite_d_shares", finite_d_shares, finite_d_shares.SharesSpec),
+    }
+    chosen = [args.only] if args.only else list(jobs)
+    studies = []
+    for what in chosen:
+        name, module, kind = jobs[what]
+        if args.scale not in module.SCALES:
+            raise SystemExit(
+                f"--scale {args.scale} is not a scale of {what}: {sorted(module.SCALES)}"
+            )
+        spec = kind.from_dict(dict(module.SCALES[args.scale].to_dict(), seed=args.seed))
+        studies.append((name, spec, module, None))
+    return _studies(args, studies)
+
+
 def _experiments(args) -> int:
     from .attention import (
         grid,

@@ -10,6 +10,10 @@ Modules (each has one job):
   (imported by name, not on this face).
 - :mod:`.first_step`  -- one CoT step at finite D, averaged exactly over the test prompt (the
   check of :mod:`cotbook.theory.finite_d`; imported by name, not on this face).
+- :mod:`.finite_d_shares` -- the simplified model at the Figure 2 grid's D = 50 on its cells
+  with L < D < M (no theory; imported by name, not on this face).
+- :mod:`.apportion`   -- the share of the trained layers' gap to Result 1 that finite size
+  explains, and its verdicts (imported by name, not on this face).
 """
 
 import importlib

@@ -140,6 +140,12 @@ RESULTS = {
             "python -m cotbook simulate --scale paper",
         ),
         ResultSpec(
+            "finite_d_shares",
+            "paper",
+            ("cotbook.simulation.finite_d_shares",),
+            "python -m cotbook finite-d --scale paper --only shares",
+        ),
+        ResultSpec(
             "theory_vs_simulation_precision",
             "precision",
             ("cotbook.simulation.finite_size",),
