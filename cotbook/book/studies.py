@@ -410,6 +410,7 @@ def finite_d_shares(*, gap_z=None, share_z=None, top_share_max=None) -> tuple[li
             k * np.asarray(cell["mean"]),
             k * np.asarray(cell["sem"]),
             cell["top_share"],
+            typical=k * np.asarray(cell["median_of_group"]),
             **thresholds,
         )
     text = sims.caption + "\n" + textwrap.indent(grid.caption, "  ")

@@ -14,10 +14,14 @@ random first estimate, twice Result 1's: :mod:`cotbook.attention.versus_theory`)
 The null of a share verdict is "the trained layers are the simplified model at this ``D``": the
 gap is then all finite size, share 1.  A verdict (:func:`verdict`), checked in this order:
 
-- :data:`TAIL` -- the simulated mean is made by rare pretraining sets, so its SEM means nothing:
-  either the theory's reference scale says the per-set variance is infinite (``t >=``
-  :func:`tail_depth`) or one set carries over :data:`TOP_SHARE_MAX` of the sum over sets.  Both
-  flags are kept on the row (:class:`Share`), so that where they disagree is seen;
+- :data:`TAIL` -- the simulated mean is made by rare draws, so its SEM means nothing: either
+  the theory's reference scale says the per-set variance is infinite (``t >=``
+  :func:`tail_depth`) or one simulated set (a pretraining set with its test designs) carries
+  over :data:`TOP_SHARE_MAX` of the sum over sets.  Both flags are kept on the row
+  (:class:`Share`), so that where they disagree is seen.  (They do disagree, at ``D = 50``: the
+  reference scale sees only the pretraining side, the smallest eigenvalue of ``V^T V``, while
+  from ``t ~ 10`` rare *test designs* make the mean even where ``M = 64 D`` leaves the
+  pretraining side well conditioned; the measured flag catches both.)
 - :data:`UNRESOLVED` -- ``|gap| < GAP_Z SE_gap``, or the share's interval holds both 0 and 1
   (neither reading is excluded);
 - :data:`SIZE` -- the interval holds 1 (and not 0): finite size explains the gap;
@@ -127,6 +131,10 @@ class Share(NamedTuple):
     tail_by_top_share: bool
     """``top_share > top_share_max``."""
     verdict: str
+    finite_typical: float = math.nan
+    """``typical - reference``: the shift a study of as many sets as the trained layers have
+    trials typically sees (the median over groups of their mean); well below ``finite`` where
+    rare draws make the mean.  Shown beside the verdict, not used by it."""
 
 
 def verdict(gap, gap_se, finite, finite_se, tail, *, gap_z=GAP_Z, share_z=SHARE_Z) -> tuple:
@@ -168,6 +176,7 @@ def cell_shares(
     top_share,
     depths=DEPTHS,
     *,
+    typical=None,
     gap_z=GAP_Z,
     share_z=SHARE_Z,
     top_share_max=TOP_SHARE_MAX,
@@ -177,7 +186,8 @@ def cell_shares(
     ``trained`` is ``(trials, depths)``: each trained trial's curve; ``reference`` the
     ``D -> infinity`` curve and ``simulated`` / ``simulated_se`` the simulated mean and its SEM
     at ``D``, all on the same scale (index ``t`` is depth ``t``); ``top_share`` the simulated
-    largest set's share of the sum, per depth.
+    largest set's share of the sum, per depth; ``typical`` (optional, same scale) the median
+    over groups of as many simulated sets as ``trained`` has trials of their mean.
     """
     trained = _checks.array("trained", trained, ndim=2)
     if trained.shape[0] < 2:
@@ -191,6 +201,8 @@ def cell_shares(
             ("top_share", top_share),
         )
     }
+    if typical is not None:
+        curves["typical"] = _checks.array("typical", typical, ndim=1)
     depths = [_checks.nonneg_int("t", t) for t in depths]
     deepest = min(trained.shape[1], *(c.size for c in curves.values())) - 1
     if max(depths) > deepest:
@@ -227,6 +239,7 @@ def cell_shares(
                 by_theory,
                 by_top,
                 said,
+                float(curves["typical"][t] - ref) if typical is not None else math.nan,
             )
         )
     return rows

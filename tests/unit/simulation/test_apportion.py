@@ -105,3 +105,49 @@ def test_bad_input():
         ap.cell_shares(10, 100, 50, np.ones((1, 3)), ones, ones, ones, ones, [1])
     with pytest.raises(ValueError, match="gap_se must be a finite number >= 0"):
         ap.verdict(0.1, -1.0, 0.1, 0.0, False)
+
+
+def test_the_committed_verdicts_and_their_thresholds():
+    """The committed records, read as the chapter reads them (studies.finite_d_shares): all 24
+    cells at every depth.  Below Result 1 at M <= 8 D and t <= 3 the trained layers sit while
+    finite size pushes up: training, at all 12 cells (and at every gap threshold 1.5..3); at
+    M = 64 D, L >= 25 and t = 2..5 finite size explains the gap.  Moving the gap threshold to
+    1.5 or 3 moves cells only into or out of "gap unresolved"; the two tail flags disagree."""
+    from cotbook.book import studies
+
+    rows, text = studies.finite_d_shares()
+    assert len(rows) == 24 * len(ap.DEPTHS) and "2000 pretraining sets" in text
+    by = {(r.L, r.M, r.t): r for r in rows}
+    small = [by[L, M, t] for L in (10, 15, 25, 35) for M in (100, 200, 400) for t in (1, 2, 3)]
+    assert all(r.gap < 0 < r.finite and r.verdict == ap.TRAINING for r in small)
+    assert {by[L, 3200, t].verdict for L in (25, 35) for t in (2, 3, 5)} == {ap.SIZE}
+    assert all(r.verdict == ap.TAIL for r in rows if r.t == 20)
+    for gap_z in (1.5, 3.0):
+        other, _ = studies.finite_d_shares(gap_z=gap_z)
+        changed = ap.changed_verdicts(rows, other)
+        assert all(ap.UNRESOLVED in (a, b) for *_, a, b in changed), changed
+        assert not [c for c in changed if c[1] <= 400 and c[2] <= 3], changed
+    assert sum(r.tail_by_top_share and not r.tail_by_theory for r in rows) > 0
+
+
+def test_the_typical_shift_is_shown_beside_the_verdict_not_used_by_it():
+    reference = np.ones(3)
+    trained = np.stack([reference + 0.1 + 0.001 * d for d in range(5)])
+    args = (reference, reference + 0.1, np.full(3, 0.001), np.full(3, 0.001), [1])
+    (plain,) = ap.cell_shares(25, 3200, 50, trained, *args)
+    (shown,) = ap.cell_shares(25, 3200, 50, trained, *args, typical=reference + 0.03)
+    assert math.isnan(plain.finite_typical) and shown.finite_typical == pytest.approx(0.03)
+    assert plain._replace(finite_typical=shown.finite_typical) == shown  # the verdict too
+
+
+def test_at_depth_10_the_mean_s_shift_is_made_by_rare_draws():
+    """Where the committed verdicts at t = 10 say finite size explains the gap, what a study of
+    five sets typically sees (median over groups of five of their mean) is under half the
+    mean's shift: those verdicts lean on rare draws that five trials would mostly miss."""
+    from cotbook.book import studies
+
+    rows, _ = studies.finite_d_shares()
+    at_10 = [r for r in rows if r.t == 10 and r.verdict == ap.SIZE]
+    assert at_10 and all(r.finite_typical < 0.5 * r.finite for r in at_10)
+    at_3 = [r for r in rows if r.t == 3 and r.verdict == ap.SIZE]
+    assert at_3 and all(r.finite_typical > 0.8 * r.finite for r in at_3)

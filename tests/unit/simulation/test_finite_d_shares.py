@@ -82,3 +82,27 @@ def test_bad_input():
         shares.assemble(shares.SCALES["tiny"], {})
     with pytest.raises(ValueError, match="at least 5 sets"):
         shares.summarise(np.ones((4, 2)))
+
+
+def test_the_committed_record_s_first_step_is_the_derived_1_over_d_term():
+    """An independent check of the simulation: at t = 1 its shift from Result 1 is the derived
+    first finite-D term c_1 / D (cotbook.theory.finite_d, ridgeless) within 3 SEM plus an
+    allowance 1/D^2 for the next order (a second-order coefficient up to 1), at every cell with
+    M >= 8 D.  At M = 2 D the next order is resolved (c_1 is 3..7 there): the check has power."""
+    from cotbook.book import records
+    from cotbook.theory import closed_form, finite_d
+
+    record = records.load("finite_d_shares")
+    spec = shares.SharesSpec.from_dict(record.config)
+    assert record.scale == "paper" and spec == shares.SCALES["paper"]
+    D, checked = spec.D, 0
+    for cell in record.data["cells"].values():
+        alpha, tau = cell["L"] / D, cell["M"] / D
+        shift = cell["mean"][1] - closed_form.ridgeless_curve(alpha, tau, 0.0, 1)[1]
+        miss = shift - finite_d.first_step_correction(alpha, tau, 0.0) / D
+        if tau >= 8:
+            assert abs(miss) <= 3 * cell["sem"][1] + 1 / D**2, (cell["L"], cell["M"], miss)
+            checked += 1
+        elif cell["M"] == 100 and cell["L"] == 10:
+            assert miss > 3 * cell["sem"][1] + 1 / D**2  # second order, resolved
+    assert checked == 16
