@@ -7,8 +7,13 @@
   failing if one takes longer than its budget; the phase-diagram chapter also refreshes the
   figure README.md shows.
 - ``simulate``: the theory-vs-simulation study (Appendix E figure).
-- ``finite-d --only corrections``: the finite-D correction measured, ``E_t(D)`` at ``lam = 0``
-  over many pretraining sets at ``D`` = 100 ... 800 (:mod:`cotbook.simulation.corrections`).
+- ``finite-d [--only corrections|shares]``: the finite-D chapters' simulations of the
+  simplified model: ``corrections``, ``E_t(D)`` at ``lam = 0`` over many pretraining sets at
+  ``D`` = 100 ... 800, for the measured correction ``c_t``
+  (:mod:`cotbook.simulation.corrections`); ``shares``, the Figure 2 grid's ``D = 50`` on its
+  cells with ``L < D < M``: how much of the trained layers' gap to Result 1 finite size
+  explains (:mod:`cotbook.simulation.finite_d_shares`, read by
+  :func:`cotbook.book.studies.finite_d_shares`).
 - ``experiments``: trained attention over the (L, M) grid (Figure 2) and the sensitivity study;
   ``--only softmax``: what trained softmax attention learns, under the untried protocols;
   ``--only lottery`` (``--scale book``): one model at the authors' protocol on eight test sets;
@@ -46,9 +51,10 @@ torch); their bodies are in :mod:`cotbook.commands`, the parser and its options 
 Long runs (``simulate``, ``finite-d``, ``experiments``, ``bench accuracy``, ``bench
 coverage``) save a record (:mod:`cotbook.book.records`): at the committed scale into
 ``book/results/``, at any other scale into ``_build/results/`` (ignored by git), or into
-``--out DIR``.  They checkpoint every finished unit; ``--resume`` finishes an interrupted run.
-They run serially in this process, on a local Dask cluster (``--workers N``) or on a running
-one (``--scheduler ADDRESS``), with byte-identical data (:mod:`cotbook.book.runs.execution`).
+``--out DIR``.  They checkpoint every finished unit; ``--resume`` finishes an interrupted
+run.  They run serially in this process, on a local Dask cluster (``--workers N``) or on a
+running one (``--scheduler ADDRESS``), with byte-identical data
+(:mod:`cotbook.book.runs.execution`).
 """
 
 from __future__ import annotations
@@ -79,8 +85,8 @@ _SIMULATE_SCALES = {
     "paper": "the committed record",
     "precision": "the second committed record: more trials at the two largest D",
 }
-# ``finite-d --only`` names, each a study of the finite-D chapter
-_FINITE_D = ("corrections",)
+# ``finite-d --only`` names: the finite-D chapters' studies of the simplified model
+_FINITE_D = ("corrections", "shares")
 _FINITE_D_SCALES = {"tiny": "a smoke test", "paper": "the committed records"}
 _EXPERIMENT_SCALES = {
     "tiny": "a smoke test",
@@ -312,14 +318,14 @@ def main(argv=None) -> int:
     p.set_defaults(run=commands._simulate)
     p = sub.add_parser(
         "finite-d",
-        help="the finite-D chapter's simulations (measured corrections c_t)",
-        description="The finite-D chapter's simulations.  Scales: "
-        + _scales_help(_FINITE_D_SCALES),
+        help="the finite-D chapters' simulations (measured c_t; finite size at D = 50)",
+        description="The finite-D chapters' simulations of the simplified model: the measured "
+        "corrections c_t (corrections) and, at the Figure 2 grid's D = 50 on its cells with "
+        "L < D < M, the share of the trained layers' gap to Result 1 that finite size explains "
+        "(shares).  Scales: " + _scales_help(_FINITE_D_SCALES),
     )
-    p.add_argument(
-        "--only", choices=_FINITE_D, action="append", help="run only this study (repeatable)"
-    )
-    p.add_argument("--scale", choices=list(_FINITE_D_SCALES), default="paper", help=_SCALE_HELP)
+    p.add_argument("--scale", choices=list(_FINITE_D_SCALES), default="tiny", help=_SCALE_HELP)
+    p.add_argument("--only", choices=list(_FINITE_D), help="one study (default: all: %(choices)s)")
     p.add_argument("--seed", type=_seed, default=0, help=_SEED_HELP)
     _add_output_options(p)
     p.set_defaults(run=commands._finite_d)

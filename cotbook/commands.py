@@ -152,15 +152,21 @@ def _simulate(args) -> int:
 
 
 def _finite_d(args) -> int:
-    from .simulation import corrections
+    from .simulation import corrections, finite_d_shares
 
-    jobs = {"corrections": ("finite_d_corrections", corrections.SCALES, corrections)}
+    jobs = {  # --only name: (record, module with SCALES, run_unit and assemble, its spec class)
+        "corrections": ("finite_d_corrections", corrections, corrections.CorrectionsSpec),
+        "shares": ("finite_d_shares", finite_d_shares, finite_d_shares.SharesSpec),
+    }
+    chosen = [args.only] if args.only else list(jobs)
     studies = []
-    for what in args.only or list(jobs):
-        name, scales, module = jobs[what]
-        spec = type(scales[args.scale]).from_dict(
-            dict(scales[args.scale].to_dict(), seed=args.seed)
-        )
+    for what in chosen:
+        name, module, kind = jobs[what]
+        if args.scale not in module.SCALES:
+            raise SystemExit(
+                f"--scale {args.scale} is not a scale of {what}: {sorted(module.SCALES)}"
+            )
+        spec = kind.from_dict(dict(module.SCALES[args.scale].to_dict(), seed=args.seed))
         studies.append((name, spec, module, None))
     return _studies(args, studies)
 

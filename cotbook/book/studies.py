@@ -35,6 +35,7 @@ __all__ = [
     "simulation",
     "simulation_precision",
     "corrections",
+    "finite_d_shares",
     "accuracy",
     "theory_benchmark",
     "ridge_coverage",
@@ -375,6 +376,61 @@ def simulation_precision() -> Study | None:
     return _with_theory(
         _saved("theory_vs_simulation_precision", fs.SimulationSpec.from_dict, _describe_simulation)
     )
+
+
+def finite_d_shares(*, gap_z=None, share_z=None, top_share_max=None) -> tuple[list, str]:
+    """How much of the trained layers' gap to twice Result 1 finite size explains at the grid's
+    ``D``: ``(rows, caption)``, rows :class:`~cotbook.simulation.apportion.Share` for every
+    cell of the saved ``finite_d_shares`` record (``L < D < M``, none chosen by its effect) at
+    each depth of :data:`~cotbook.simulation.apportion.DEPTHS`, judged by
+    :func:`~cotbook.simulation.apportion.cell_shares` (thresholds: its defaults unless given).
+
+    Both records are read (a missing one is a :class:`~cotbook.book.records.ResultError` that
+    names its command): the simulation's means, doubled (a random first estimate,
+    :data:`cotbook.attention.versus_theory.E0_VARIANCE`), against the trained linear layers'
+    five trials of the ``attention_grid`` record (history mask), both measured from twice
+    Result 1 (:func:`cotbook.attention.versus_theory.theory_curve`)."""
+    import numpy as np
+
+    from ..attention import versus_theory
+    from ..simulation import apportion
+    from ..simulation import finite_d_shares as shares
+
+    def describe(spec):
+        return (
+            f"{len(spec.cells())} cells (L < D = {spec.D} < M), {spec.trials} pretraining sets "
+            f"x {spec.test_designs} test designs a cell, lambda = {spec.lam:g}"
+        )
+
+    sims = _required("finite_d_shares", shares.SharesSpec.from_dict, describe)
+    grid = _required("attention_grid", dict, lambda c: f"{c['trials']} trained trials a cell")
+    spec, config = sims.spec, grid.spec
+    if config["D"] != spec.D or config["sigma2"] != spec.sigma2:
+        raise records.ResultError(
+            f"the grid's D = {config['D']}, sigma2 = {config['sigma2']} differ from the "
+            f"simulation's D = {spec.D}, sigma2 = {spec.sigma2}"
+        )
+    history = np.asarray(grid.data["E"]["linear"]["history"], dtype=float)
+    given = {"gap_z": gap_z, "share_z": share_z, "top_share_max": top_share_max}
+    thresholds = {k: v for k, v in given.items() if v is not None}
+    k, rows = versus_theory.E0_VARIANCE, []
+    for cell in sims.data["cells"].values():
+        L, M = cell["L"], cell["M"]
+        trained = history[config["Ls"].index(L), config["Ms"].index(M), :, : spec.t_max + 1]
+        rows += apportion.cell_shares(
+            L,
+            M,
+            spec.D,
+            trained,
+            versus_theory.theory_curve(L, M, spec.D, spec.t_max),
+            k * np.asarray(cell["mean"]),
+            k * np.asarray(cell["sem"]),
+            cell["top_share"],
+            typical=k * np.asarray(cell["median_of_group"]),
+            **thresholds,
+        )
+    text = sims.caption + "\n" + textwrap.indent(grid.caption, "  ")
+    return rows, text
 
 
 def accuracy(t_max_now=40) -> tuple[list, str]:

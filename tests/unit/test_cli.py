@@ -75,6 +75,24 @@ def test_simulate_command_saves_a_record_outside_the_committed_results(tmp_path,
     assert "saved" in capsys.readouterr().out
 
 
+def test_finite_d_command_saves_either_record(tmp_path, capsys):
+    from cotbook.book import records
+
+    args = ["finite-d", "--only", "shares", "--seed", "2", "--out", str(tmp_path)]
+    assert cli.main(args) == 0  # the default scale is the smoke test
+    record = records.load("finite_d_shares", directory=tmp_path)
+    assert record.scale == "tiny" and record.config["seed"] == 2
+    assert list(record.data["cells"]) == ["L=5/M=20", "L=5/M=40"]
+    assert records.RESULTS["finite_d_shares"].command.startswith("python -m cotbook finite-d ")
+    args = ["finite-d", "--only", "corrections", "--seed", "2", "--out", str(tmp_path)]
+    assert cli.main(args) == 0
+    record = records.load("finite_d_corrections", directory=tmp_path)
+    assert record.scale == "tiny" and record.config["seed"] == 2
+    assert list(record.data["exponential"]["dims"]) == ["20", "40"]
+    with pytest.raises(SystemExit):
+        cli.main(["finite-d", "--only", "nothing"])
+
+
 @pytest.mark.slow
 def test_cheap_runs_go_to_the_scratch_folder(tmp_path, monkeypatch):
     """`simulate --scale tiny` (or book) without --out writes under _build/results/, never into

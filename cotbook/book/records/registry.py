@@ -143,7 +143,13 @@ RESULTS = {
             "finite_d_corrections",
             "paper",
             ("cotbook.simulation.corrections",),
-            "python -m cotbook finite-d --only corrections",
+            "python -m cotbook finite-d --scale paper --only corrections",
+        ),
+        ResultSpec(
+            "finite_d_shares",
+            "paper",
+            ("cotbook.simulation.finite_d_shares",),
+            "python -m cotbook finite-d --scale paper --only shares",
         ),
         ResultSpec(
             "theory_vs_simulation_precision",

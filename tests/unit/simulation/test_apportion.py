@@ -1,0 +1,153 @@
+import math
+
+import numpy as np
+import pytest
+
+from cotbook.simulation import apportion as ap
+
+
+def test_the_thresholds_are_named():
+    assert (ap.GAP_Z, ap.SHARE_Z, ap.TOP_SHARE_MAX) == (2.0, 2.0, 0.05)
+    assert ap.DEPTHS == (1, 2, 3, 5, 10, 20)
+    assert len(set(ap.VERDICTS)) == len(ap.VERDICTS) == 6
+
+
+@pytest.mark.parametrize(
+    "gap,gap_se,finite,finite_se,tail,expected",
+    [
+        (0.02, 0.002, 0.021, 0.001, False, ap.SIZE),  # share 1.05 +- 0.24
+        (0.02, 0.002, 0.040, 0.001, False, ap.OVERSHOOT),  # share 2.0 +- 0.45
+        (0.02, 0.002, 0.010, 0.001, False, ap.PARTLY),  # share 0.5 +- 0.14
+        (-0.5, 0.1, 0.3, 0.01, False, ap.TRAINING),  # opposite signs: share -0.6
+        (0.5, 0.1, 0.01, 0.02, False, ap.TRAINING),  # no shift resolved: share 0.02 +- 0.08
+        (0.02, 0.015, 0.02, 0.001, False, ap.UNRESOLVED),  # |gap| < 2 SE
+        (0.02, 0.008, 0.02, 0.008, False, ap.UNRESOLVED),  # resolved; share 1 +- 0.57 holds 0
+        (0.02, 0.002, 0.02, 0.001, True, ap.TAIL),
+        (0.02, 0.002, math.inf, math.inf, True, ap.TAIL),  # a mean beyond float64
+    ],
+)
+def test_every_verdict_is_reachable(gap, gap_se, finite, finite_se, tail, expected):
+    share, share_se, said = ap.verdict(gap, gap_se, finite, finite_se, tail)
+    assert said == expected
+    if not tail:
+        assert share == pytest.approx(finite / gap)
+        assert share_se == pytest.approx(math.hypot(finite_se, share * gap_se) / abs(gap))
+
+
+def test_the_sign_convention_gap_is_trained_minus_reference():
+    """Trained layers 0.3 below the reference, finite size 0.3 above it: training, share -1.
+    With the gap taken the other way round (reference - trained) the same numbers would read
+    share +1, "finite size explains it"; so would a finite-size shift taken as
+    reference - simulated."""
+    reference = np.array([2.0, 1.5, 1.2])
+    trained = np.stack([reference - 0.3 + d for d in (-0.01, 0.0, 0.01, 0.005, -0.005)])
+    (row,) = ap.cell_shares(
+        10, 400, 50, trained, reference, reference + 0.3, [0, 0.01, 0.01], [0.1, 0.01, 0.01], [2]
+    )
+    assert row.gap == pytest.approx(-0.3) and row.finite == pytest.approx(0.3)
+    assert row.share == pytest.approx(-1.0) and row.verdict == ap.TRAINING
+    flipped = ap.verdict(-row.gap, row.gap_se, row.finite, row.finite_se, False)[2]
+    assert flipped == ap.SIZE
+
+
+def test_the_tail_rule_and_its_two_flags():
+    """The theory's scale: the per-set variance of E_t(D) is infinite from t = (M - D + 1)/4;
+    the measured flag is the top set's share.  Both are kept on the row, the verdict is tail
+    when either is up."""
+    assert ap.tail_depth(100, 50) == 12.75 and ap.tail_depth(3200, 50) == 787.75
+    with pytest.raises(ValueError, match="M must be an integer > D = 50"):
+        ap.tail_depth(50, 50)
+    reference = np.linspace(2.0, 1.0, 21)
+    trained = np.stack([reference + 0.2 + 0.01 * k for k in range(5)])
+    top = np.full(21, 0.001)
+    top[5] = 0.2  # one rare set makes the mean at t = 5
+    rows = ap.cell_shares(10, 100, 50, trained, reference, reference + 0.2, np.full(21, 0.01), top)
+    by_t = {r.t: r for r in rows}
+    assert [r.t for r in rows] == list(ap.DEPTHS)
+    assert (by_t[5].tail_by_theory, by_t[5].tail_by_top_share) == (False, True)
+    assert (by_t[20].tail_by_theory, by_t[20].tail_by_top_share) == (True, False)
+    assert by_t[5].verdict == by_t[20].verdict == ap.TAIL
+    assert math.isnan(by_t[20].share)
+    assert by_t[10].verdict == ap.SIZE  # t = 10 < 12.75 and a fair top share
+    assert by_t[10].gap == pytest.approx(0.22)  # the mean of the five trials
+    # The top-share threshold is a parameter: above 0.2 the t = 5 row is judged on its share.
+    loose = ap.cell_shares(
+        10, 100, 50, trained, reference, reference + 0.2, np.full(21, 0.01), top,
+        [5], top_share_max=0.25,
+    )  # fmt: skip
+    assert loose[0].verdict == ap.SIZE
+
+
+def test_counts_and_changed_verdicts_under_another_threshold():
+    reference = np.ones(4)
+    noisy = np.stack([reference + 0.1 + 0.05 * d for d in (-2, -1, 0, 1, 2)])  # SE 0.035
+    args = (reference, reference + 0.1, np.full(4, 0.001), np.full(4, 0.001), [1, 2, 3])
+    strict = ap.cell_shares(15, 800, 50, noisy, *args, gap_z=3.0)
+    loose = ap.cell_shares(15, 800, 50, noisy, *args, gap_z=1.5)
+    assert {r.verdict for r in strict} == {ap.UNRESOLVED}  # gap 0.1 = 2.8 SE
+    assert {r.verdict for r in loose} == {ap.SIZE}
+    assert ap.changed_verdicts(strict, loose) == [
+        (15, 800, t, ap.UNRESOLVED, ap.SIZE) for t in (1, 2, 3)
+    ]
+    headers, table = ap.verdict_counts(loose, depths=(1, 2, 3))
+    assert headers == ["verdict", "t = 1", "t = 2", "t = 3"]
+    assert dict((row[0], row[1:]) for row in table)[ap.SIZE] == [1, 1, 1]
+    assert table[-1] == ["tail flags disagree", 0, 0, 0]
+    with pytest.raises(ValueError, match="same cells and depths"):
+        ap.changed_verdicts(strict, loose[:2])
+
+
+def test_bad_input():
+    ones = np.ones(3)
+    with pytest.raises(ValueError, match="depths must be <= 2"):
+        ap.cell_shares(10, 100, 50, np.ones((5, 3)), ones, ones, ones, ones, [3])
+    with pytest.raises(ValueError, match="trained must hold at least 2 trials"):
+        ap.cell_shares(10, 100, 50, np.ones((1, 3)), ones, ones, ones, ones, [1])
+    with pytest.raises(ValueError, match="gap_se must be a finite number >= 0"):
+        ap.verdict(0.1, -1.0, 0.1, 0.0, False)
+
+
+def test_the_committed_verdicts_and_their_thresholds():
+    """The committed records, read as the chapter reads them (studies.finite_d_shares): all 24
+    cells at every depth.  Below Result 1 at M <= 8 D and t <= 3 the trained layers sit while
+    finite size pushes up: training, at all 12 cells (and at every gap threshold 1.5..3); at
+    M = 64 D, L >= 25 and t = 2..5 finite size explains the gap.  Moving the gap threshold to
+    1.5 or 3 moves cells only into or out of "gap unresolved"; the two tail flags disagree."""
+    from cotbook.book import studies
+
+    rows, text = studies.finite_d_shares()
+    assert len(rows) == 24 * len(ap.DEPTHS) and "2000 pretraining sets" in text
+    by = {(r.L, r.M, r.t): r for r in rows}
+    small = [by[L, M, t] for L in (10, 15, 25, 35) for M in (100, 200, 400) for t in (1, 2, 3)]
+    assert all(r.gap < 0 < r.finite and r.verdict == ap.TRAINING for r in small)
+    assert {by[L, 3200, t].verdict for L in (25, 35) for t in (2, 3, 5)} == {ap.SIZE}
+    assert all(r.verdict == ap.TAIL for r in rows if r.t == 20)
+    for gap_z in (1.5, 3.0):
+        other, _ = studies.finite_d_shares(gap_z=gap_z)
+        changed = ap.changed_verdicts(rows, other)
+        assert all(ap.UNRESOLVED in (a, b) for *_, a, b in changed), changed
+        assert not [c for c in changed if c[1] <= 400 and c[2] <= 3], changed
+    assert sum(r.tail_by_top_share and not r.tail_by_theory for r in rows) > 0
+
+
+def test_the_typical_shift_is_shown_beside_the_verdict_not_used_by_it():
+    reference = np.ones(3)
+    trained = np.stack([reference + 0.1 + 0.001 * d for d in range(5)])
+    args = (reference, reference + 0.1, np.full(3, 0.001), np.full(3, 0.001), [1])
+    (plain,) = ap.cell_shares(25, 3200, 50, trained, *args)
+    (shown,) = ap.cell_shares(25, 3200, 50, trained, *args, typical=reference + 0.03)
+    assert math.isnan(plain.finite_typical) and shown.finite_typical == pytest.approx(0.03)
+    assert plain._replace(finite_typical=shown.finite_typical) == shown  # the verdict too
+
+
+def test_at_depth_10_the_mean_s_shift_is_made_by_rare_draws():
+    """Where the committed verdicts at t = 10 say finite size explains the gap, what a study of
+    five sets typically sees (median over groups of five of their mean) is under half the
+    mean's shift: those verdicts lean on rare draws that five trials would mostly miss."""
+    from cotbook.book import studies
+
+    rows, _ = studies.finite_d_shares()
+    at_10 = [r for r in rows if r.t == 10 and r.verdict == ap.SIZE]
+    assert at_10 and all(r.finite_typical < 0.5 * r.finite for r in at_10)
+    at_3 = [r for r in rows if r.t == 3 and r.verdict == ap.SIZE]
+    assert at_3 and all(r.finite_typical > 0.8 * r.finite for r in at_3)
