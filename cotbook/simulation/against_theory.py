@@ -22,7 +22,7 @@ __all__ = [
     "run",
     "noise_reading_table",
     "DEPTHS",
-    "TOP_SHARE",
+    "LEVERAGE_MAX",
     "SE_GOAL",
     "corrections_table",
 ]
@@ -76,24 +76,29 @@ def noise_reading_table(t_max, sigma2_a=finite_size.SIGMA2, sigma2_b=1e-2):
 
 #: The depths at which the corrections are measured (the issue's t in {1, 2, 3, 5, 10}).
 DEPTHS = (1, 2, 3, 5, 10)
-#: A unit whose largest single pretraining set carries more than this share of the sum over its
-#: sets is tail-dominated: with n >= 100 sets a typical set carries 1 % or less, so one set
-#: outweighing five typical ones means the mean is a few rare draws, and its fit is refused.
-TOP_SHARE = 0.05
+#: A unit is tail-dominated when its largest pretraining set alone moves the mean by more than
+#: this many standard errors of the mean (dropping it shifts the mean by ``(max - mean)/(n -
+#: 1)``): the standard error no longer says how uncertain the mean is.  The reference scale: for
+#: a light-tailed spread the largest of ``n`` sets moves it by about ``sqrt(2 ln n / n)`` standard
+#: errors, 0.06 at ``n = 4000`` and 0.3 at ``n = 100``.
+LEVERAGE_MAX = 1.0
 #: The precision goal: a measured ``c_t`` whose error (standard error and systematic, in
 #: quadrature) exceeds this share of ``|c_t|`` is reported as not resolved.
 SE_GOAL = 0.1
 
 
 def _estimate(unit, t):
-    """``(mean, sem, top_share)`` of a unit at depth ``t``: the exact test-prompt average where
-    it exists, the sampled one beyond."""
+    """``(mean, sem, leverage)`` of a unit at depth ``t`` (the exact test-prompt average where
+    it exists, the sampled one beyond): ``leverage`` is how many standard errors the largest set
+    moves the mean (:data:`LEVERAGE_MAX`), from the largest set's share of the sum."""
     kind = "exact" if t < len(unit["exact"]["mean"]) else "sampled"
-    return tuple(unit[kind][k][t] for k in ("mean", "sem", "top_share"))
+    mean, sem, top = (unit[kind][k][t] for k in ("mean", "sem", "top_share"))
+    n = unit["sets"]
+    return mean, sem, (top * n - 1) * abs(mean) / ((n - 1) * sem) if sem > 0 else math.inf
 
 
 def corrections_table(
-    spec: corrections.CorrectionsSpec, points, depths=DEPTHS, *, top_share=TOP_SHARE
+    spec: corrections.CorrectionsSpec, points, depths=DEPTHS, *, leverage_max=LEVERAGE_MAX
 ) -> list:
     """One row per point and depth of a :mod:`~cotbook.simulation.corrections` record
     (``points``: its data): Result 1's ``E_t``, the measured ``D (E_t(D) - E_t)`` and its standard
@@ -107,8 +112,8 @@ def corrections_table(
     * ``derived_z``: per ``D``, ``(simulated - E_t - c_t/D)`` in standard errors of the
       simulated mean, with the derived ``c_t``; ``closer``: whether ``E_t + c_t/D`` is closer to
       the simulated mean than ``E_t`` at every ``D``;
-    * ``tail``: the largest share of one set in a unit (> ``top_share``, by default
-      :data:`TOP_SHARE`: no fit);
+    * ``tail``: the largest set of some unit moves its mean by more than ``leverage_max``
+      standard errors (by default :data:`LEVERAGE_MAX`): no fit;
     * ``resolved``: the fit's error within :data:`SE_GOAL` of ``|c_t|``.
     """
     dims = np.array(spec.dims, dtype=float)
@@ -119,7 +124,7 @@ def corrections_table(
         derived = finite_d.finite_d_correction(alpha, tau, sigma2, finite_d.DERIVED_T_MAX)
         for t in depths:
             est = np.array([_estimate(point["dims"][str(D)], t) for D in spec.dims])
-            mean, sem, top = est.T
+            mean, sem, leverage = est.T
             row = {
                 "point": name,
                 "alpha": alpha,
@@ -127,8 +132,8 @@ def corrections_table(
                 "sigma2": sigma2,
                 "t": t,
                 "E": float(curve[t]),
-                "top_share": float(top.max()),
-                "tail": bool(top.max() > top_share),
+                "leverage": float(leverage.max()),
+                "tail": bool(leverage.max() > leverage_max),
                 "derived": float(derived[t]) if t < len(derived) else None,
             }
             y, dy = dims * (mean - curve[t]), dims * sem
