@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from .. import _checks
 from ..theory import closed_form, finite_d, phases
 from . import corrections, finite_size
 
@@ -22,8 +23,11 @@ __all__ = [
     "run",
     "noise_reading_table",
     "DEPTHS",
-    "LEVERAGE_MAX",
+    "TAIL_PULL",
     "SE_GOAL",
+    "P_MIN",
+    "fit",
+    "derived_test",
     "corrections_table",
 ]
 
@@ -76,45 +80,128 @@ def noise_reading_table(t_max, sigma2_a=finite_size.SIGMA2, sigma2_b=1e-2):
 
 #: The depths at which the corrections are measured (the issue's t in {1, 2, 3, 5, 10}).
 DEPTHS = (1, 2, 3, 5, 10)
-#: A unit is tail-dominated when its largest pretraining set alone moves the mean by more than
-#: this many standard errors of the mean (dropping it shifts the mean by ``(max - mean)/(n -
-#: 1)``): the standard error no longer says how uncertain the mean is.  The reference scale: for
-#: a light-tailed spread the largest of ``n`` sets moves it by about ``sqrt(2 ln n / n)`` standard
-#: errors, 0.06 at ``n = 4000`` and 0.3 at ``n = 100``.
-LEVERAGE_MAX = 1.0
+#: A unit is tail-dominated when its largest pretraining set pulls the mean more than this many
+#: times as far as the largest of ``n`` light-tailed draws would (``sqrt(2 ln n / n)`` standard
+#: errors of the mean): its standard error no longer says how uncertain the mean is.
+TAIL_PULL = 5.0
 #: The precision goal: a measured ``c_t`` whose error (standard error and systematic, in
 #: quadrature) exceeds this share of ``|c_t|`` is reported as not resolved.
 SE_GOAL = 0.1
+#: A fit whose chi-square has a p-value below this is rejected: ``c + d/D`` does not hold its
+#: points (:func:`fit`).
+P_MIN = 0.01
+
+
+def _wls(dims, y, sem, order):
+    """Weighted least squares of ``y`` on ``1, 1/D, ..., 1/D^order``: ``(coef, cov, chi2)``."""
+    design = np.vander(1.0 / dims, order + 1, increasing=True)
+    weights = 1.0 / sem
+    coef, *_ = np.linalg.lstsq(design * weights[:, None], y * weights, rcond=None)
+    cov = np.linalg.inv((design * weights[:, None] ** 2).T @ design)
+    return coef, cov, float(np.sum(((design @ coef - y) * weights) ** 2))
+
+
+def fit(dims, y, sem) -> dict:
+    """Richardson extrapolation of ``y_D = D (E_t(D) - E_t) = c + d / D`` by weighted least
+    squares (weights ``1/sem^2``): ``{"c", "sem", "d", "chi2", "dof", "p", "systematic"}``.
+
+    * ``sem``: the fit's standard error of ``c``, scaled by ``sqrt(chi2/dof)`` where that is
+      above 1 (the points scatter more than their error bars say);
+    * ``p``: the chi-square test of the ``c + d/D`` form (``dof = len(dims) - 2``; ``nan``
+      without degrees of freedom);
+    * ``systematic``: how much ``c`` leans on the form, the larger change of ``c`` when (i) a
+      ``e/D^2`` term is added (>= 4 dims) or (ii) the smallest ``D`` is dropped (>= 3 dims),
+      each less the change its noise alone would make (both fits are unbiased under the form
+      and the bigger one is efficient, so their difference has variance ``sem_small^2 -
+      sem^2``): zero when the form holds.
+
+    Examples
+    --------
+    >>> r = fit([100, 200, 400], [1.5 + 20 / 100, 1.5 + 20 / 200, 1.5 + 20 / 400], [0.1] * 3)
+    >>> round(r["c"], 12), round(r["d"], 9), r["dof"], r["systematic"]
+    (1.5, 20.0, 1, 0.0)
+    """
+    from scipy import stats
+
+    dims = _checks.array("dims", dims, ndim=1)
+    y = _checks.array("y", y, ndim=1)
+    sem = _checks.array("sem", sem, ndim=1)
+    if not (dims.size == y.size == sem.size >= 2) or np.any(dims <= 0) or np.any(sem <= 0):
+        raise ValueError("dims, y and sem must be >= 2 values each, dims and sem positive")
+    if not (np.all(np.isfinite(y)) and np.all(np.isfinite(sem))):
+        raise ValueError("y and sem must be finite (a mean beyond float64 cannot be fitted)")
+    coef, cov, chi2 = _wls(dims, y, sem, 1)
+    dof = dims.size - 2
+    excess = []
+    alternatives = []
+    if dims.size >= 4:
+        alternatives.append(_wls(dims, y, sem, 2))
+    if dims.size >= 3:
+        keep = dims > dims.min()
+        alternatives.append(_wls(dims[keep], y[keep], sem[keep], 1))
+    for other, other_cov, _ in alternatives:
+        noise = math.sqrt(max(0.0, other_cov[0, 0] - cov[0, 0]))
+        excess.append(max(0.0, abs(other[0] - coef[0]) - noise))
+    scale = math.sqrt(max(1.0, chi2 / dof)) if dof else 1.0
+    return {
+        "c": float(coef[0]),
+        "sem": float(scale * math.sqrt(cov[0, 0])),
+        "d": float(coef[1]),
+        "chi2": chi2,
+        "dof": int(dof),
+        "p": float(stats.chi2.sf(chi2, dof)) if dof else math.nan,
+        "systematic": float(max(excess, default=0.0)),
+    }
+
+
+def derived_test(dims, y, sem, c) -> float:
+    """The p-value of a derived ``c`` against the measured ``y_D``: the chi-square of ``y_D =
+    c + d/D`` with ``c`` fixed and ``d`` free (``len(dims) - 1`` degrees of freedom)."""
+    from scipy import stats
+
+    dims, y, sem = (np.asarray(v, dtype=float) for v in (dims, y, sem))
+    x, w = 1.0 / dims, 1.0 / sem**2
+    d = float(np.sum(w * x * (y - c)) / np.sum(w * x * x))
+    chi2 = float(np.sum(w * (y - c - d * x) ** 2))
+    return float(stats.chi2.sf(chi2, dims.size - 1))
 
 
 def _estimate(unit, t):
-    """``(mean, sem, leverage)`` of a unit at depth ``t`` (the exact test-prompt average where
-    it exists, the sampled one beyond): ``leverage`` is how many standard errors the largest set
-    moves the mean (:data:`LEVERAGE_MAX`), from the largest set's share of the sum."""
+    """``(mean, sem, pull)`` of a unit at depth ``t`` (the exact test-prompt average where it
+    exists, the sampled one beyond): ``pull`` is how far the largest set moves the mean, in
+    units of how far the largest of ``n`` light-tailed draws would (:data:`TAIL_PULL`)."""
     kind = "exact" if t < len(unit["exact"]["mean"]) else "sampled"
     mean, sem, top = (unit[kind][k][t] for k in ("mean", "sem", "top_share"))
     n = unit["sets"]
-    return mean, sem, (top * n - 1) * abs(mean) / ((n - 1) * sem) if sem > 0 else math.inf
+    if not sem > 0:
+        return mean, sem, math.inf
+    moved = (top * n - 1) * abs(mean) / ((n - 1) * sem)  # dropping the largest set, in sems
+    return mean, sem, moved / math.sqrt(2 * math.log(n) / n)
 
 
 def corrections_table(
-    spec: corrections.CorrectionsSpec, points, depths=DEPTHS, *, leverage_max=LEVERAGE_MAX
+    spec: corrections.CorrectionsSpec, points, depths=DEPTHS, *, tail_pull=TAIL_PULL
 ) -> list:
     """One row per point and depth of a :mod:`~cotbook.simulation.corrections` record
     (``points``: its data): Result 1's ``E_t``, the measured ``D (E_t(D) - E_t)`` and its standard
-    error at each ``D`` (``shift_per_D``, ``sem_per_D``), their Richardson fit
-    (:func:`corrections.fit`), the derived ``c_t`` where there is one
+    error at each ``D`` (``shift_per_D``, ``sem_per_D``), their Richardson fit (:func:`fit`),
+    the derived ``c_t`` where there is one
     (:func:`cotbook.theory.finite_d.finite_d_correction`), and the checks:
 
+    * ``tail``: the largest set of some unit pulls its mean more than ``tail_pull`` times as far
+      as a light tail would (by default :data:`TAIL_PULL`): no fit;
+    * ``resolved``: the fit passes its chi-square test (``p >=`` :data:`P_MIN`) and its error
+      (standard error and systematic in quadrature) is within :data:`SE_GOAL` of ``|c_t|``;
     * ``held_out_z``: the fit on every ``D`` but the largest, its prediction at the largest
-      against the simulation there, in standard errors (a fitted value tested on data it did
-      not see; ``None`` with fewer than three ``D``);
-    * ``derived_z``: per ``D``, ``(simulated - E_t - c_t/D)`` in standard errors of the
-      simulated mean, with the derived ``c_t``; ``closer``: whether ``E_t + c_t/D`` is closer to
-      the simulated mean than ``E_t`` at every ``D``;
-    * ``tail``: the largest set of some unit moves its mean by more than ``leverage_max``
-      standard errors (by default :data:`LEVERAGE_MAX`): no fit;
-    * ``resolved``: the fit's error within :data:`SE_GOAL` of ``|c_t|``.
+      against the simulation there, in standard errors (weak: the largest ``D`` has the fewest
+      sets; ``None`` with fewer than three ``D``);
+    * with a derived ``c_t``: ``derived_p``, its chi-square test against the ``y_D`` with the
+      slope free (:func:`derived_test`); ``derived_z``, per ``D``, ``(simulated - E_t - c_t/D)``
+      in standard errors of the simulated mean; ``closer``, whether ``E_t + c_t/D`` is closer
+      to the simulated mean than ``E_t`` at every ``D`` (a weak check, the issue's).
+
+    The rows share pretraining sets across depths (the same sets give every ``t`` of a unit),
+    so their verdicts are not independent.
     """
     dims = np.array(spec.dims, dtype=float)
     rows = []
@@ -124,7 +211,7 @@ def corrections_table(
         derived = finite_d.finite_d_correction(alpha, tau, sigma2, finite_d.DERIVED_T_MAX)
         for t in depths:
             est = np.array([_estimate(point["dims"][str(D)], t) for D in spec.dims])
-            mean, sem, leverage = est.T
+            mean, sem, pull = est.T
             row = {
                 "point": name,
                 "alpha": alpha,
@@ -132,35 +219,36 @@ def corrections_table(
                 "sigma2": sigma2,
                 "t": t,
                 "E": float(curve[t]),
-                "leverage": float(leverage.max()),
-                "tail": bool(leverage.max() > leverage_max),
+                "pull": float(pull.max()),
+                "tail": bool(pull.max() > tail_pull),
                 "derived": float(derived[t]) if t < len(derived) else None,
             }
             y, dy = dims * (mean - curve[t]), dims * sem
             row.update(shift_per_D=y.tolist(), sem_per_D=dy.tolist())
+            if row["derived"] is not None:
+                shifted = curve[t] + row["derived"] / dims
+                row["derived_p"] = derived_test(dims, y, dy, row["derived"])
+                row["derived_z"] = ((mean - shifted) / sem).tolist()
+                row["closer"] = bool(np.all(np.abs(mean - shifted) < np.abs(mean - curve[t])))
             if row["tail"] or not np.all(np.isfinite(y)):
                 rows.append({**row, "fit": None, "held_out_z": None, "resolved": False})
                 continue
-            result = corrections.fit(dims, y, dy)
+            result = fit(dims, y, dy)
             error = math.hypot(result["sem"], result["systematic"])
-            row.update(fit=result, resolved=bool(error <= SE_GOAL * abs(result["c"])))
+            good = not result["p"] < P_MIN
+            row.update(fit=result, resolved=bool(good and error <= SE_GOAL * abs(result["c"])))
             row["held_out_z"] = None
             if dims.size >= 3:
-                inner = corrections.fit(dims[:-1], y[:-1], dy[:-1])
+                inner = fit(dims[:-1], y[:-1], dy[:-1])
                 predicted = inner["c"] + inner["d"] / dims[-1]
                 spread = math.hypot(dy[-1], _prediction_sem(dims[:-1], dy[:-1], dims[-1]))
                 row["held_out_z"] = float((y[-1] - predicted) / spread)
-            if row["derived"] is not None:
-                shifted = curve[t] + row["derived"] / dims
-                row["derived_z"] = ((mean - shifted) / sem).tolist()
-                row["closer"] = bool(np.all(np.abs(mean - shifted) < np.abs(mean - curve[t])))
             rows.append(row)
     return rows
 
 
 def _prediction_sem(dims, sem, at) -> float:
     """Standard error of a weighted ``c + d/D`` fit's value at ``D = at``."""
-    design = np.stack([np.ones_like(dims), 1.0 / dims], axis=1)
-    cov = np.linalg.inv((design / sem[:, None] ** 2).T @ design)
+    _, cov, _ = _wls(dims, np.zeros_like(dims), sem, 1)
     x = np.array([1.0, 1.0 / at])
     return float(np.sqrt(x @ cov @ x))

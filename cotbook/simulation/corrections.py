@@ -1,6 +1,7 @@
 """The finite-D correction measured: ``E_t(D)`` simulated at ``lam = 0`` over many pretraining
 sets at several ``D``, for the Richardson extrapolation ``D (E_t(D) - E_t) = c_t + d_t / D``
-(:mod:`cotbook.theory.finite_d` derives ``c_1``; this measures every ``c_t`` it does not).
+(:func:`cotbook.simulation.against_theory.fit`; :mod:`cotbook.theory.finite_d` derives ``c_1``,
+this measures every ``c_t`` it does not).
 
 Each pretraining set gives its pretrained matrix ``A = W^T V (V^T V)^-1`` (exact sizes ``L =
 alpha D``, ``M = tau D``) and two estimates of its error curve:
@@ -14,8 +15,9 @@ Both are unbiased for ``E_t(D)``; where both exist they check each other.  A uni
 at one ``D``; it keeps per depth the mean, the standard error, the number of sets and the
 largest set's share of the sum (a mean carried by a few rare sets is no mean to extrapolate).
 
-This module simulates only (no theory): Result 1 and the derived ``c_1`` are put beside the
-record when it is read (:func:`cotbook.simulation.against_theory.corrections_table`).
+This module simulates only (no theory): Result 1, the Richardson fit and the derived ``c_1``
+are put beside the record when it is read
+(:func:`cotbook.simulation.against_theory.corrections_table`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from .. import _checks, wick
 from .._threads import one_thread_unit
 from . import pretrain, simulate
 
-__all__ = ["POINTS", "CorrectionsSpec", "SCALES", "set_errors", "run_unit", "assemble", "fit"]
+__all__ = ["POINTS", "CorrectionsSpec", "SCALES", "set_errors", "run_unit", "assemble"]
 
 #: ``{name: (alpha, tau, sigma2)}``: the points measured.  One per regime of Result 2's
 #: decaying side and the two the chapter derives ``c_1`` at; chosen before any ``c_t`` was
@@ -184,50 +186,3 @@ def assemble(spec: CorrectionsSpec, results) -> tuple[dict, dict]:
         out[name]["dims"][D] = {k: v for k, v in results[unit].items() if k != "seconds"}
         timings[unit] = results[unit]["seconds"]
     return out, timings
-
-
-def fit(dims, y, sem) -> dict:
-    """Richardson extrapolation of ``y_D = D (E_t(D) - E_t) = c + d / D`` by weighted least
-    squares (weights ``1/sem^2``): ``{"c", "sem", "d", "chi2", "dof", "systematic"}``.
-
-    ``systematic`` is the larger change of ``c`` when (i) a ``e/D^2`` term is added (with >= 4
-    dims) and (ii) the smallest ``D`` is dropped (with >= 3 dims): how much the answer leans on
-    the ``O(D^-2)`` form.  ``chi2`` is the fit's, ``dof = len(dims) - 2``.
-
-    Examples
-    --------
-    >>> r = fit([100, 200, 400], [1.5 + 20 / 100, 1.5 + 20 / 200, 1.5 + 20 / 400], [0.1] * 3)
-    >>> round(r["c"], 12), round(r["d"], 9), r["dof"]
-    (1.5, 20.0, 1)
-    """
-    dims = _checks.array("dims", dims, ndim=1)
-    y = _checks.array("y", y, ndim=1)
-    sem = _checks.array("sem", sem, ndim=1)
-    if not (dims.size == y.size == sem.size >= 2) or np.any(dims <= 0) or np.any(sem <= 0):
-        raise ValueError("dims, y and sem must be >= 2 values each, dims and sem positive")
-    if not (np.all(np.isfinite(y)) and np.all(np.isfinite(sem))):
-        raise ValueError("y and sem must be finite (a mean beyond float64 cannot be fitted)")
-
-    def wls(order, keep):
-        design = np.vander(1.0 / dims[keep], order + 1, increasing=True)
-        weights = 1.0 / sem[keep]
-        coef, *_ = np.linalg.lstsq(design * weights[:, None], y[keep] * weights, rcond=None)
-        cov = np.linalg.inv((design * weights[:, None] ** 2).T @ design)
-        chi2 = float(np.sum(((design @ coef - y[keep]) * weights) ** 2))
-        return coef, cov, chi2
-
-    everything = np.ones(dims.size, bool)
-    coef, cov, chi2 = wls(1, everything)
-    changes = []
-    if dims.size >= 4:
-        changes.append(abs(wls(2, everything)[0][0] - coef[0]))
-    if dims.size >= 3:
-        changes.append(abs(wls(1, dims > dims.min())[0][0] - coef[0]))
-    return {
-        "c": float(coef[0]),
-        "sem": float(np.sqrt(cov[0, 0])),
-        "d": float(coef[1]),
-        "chi2": chi2,
-        "dof": int(dims.size - 2),
-        "systematic": float(max(changes, default=0.0)),
-    }
