@@ -378,7 +378,7 @@ def simulation_precision() -> Study | None:
     )
 
 
-def finite_d_shares(*, gap_z=None, share_z=None, top_share_max=None) -> tuple[list, str]:
+def finite_d_shares(*, level=None, top_share_max=None) -> tuple[list, str]:
     """How much of the trained layers' gap to twice Result 1 finite size explains at the grid's
     ``D``: ``(rows, caption)``, rows :class:`~cotbook.simulation.apportion.Share` for every
     cell of the saved ``finite_d_shares`` record (``L < D < M``, none chosen by its effect) at
@@ -411,7 +411,7 @@ def finite_d_shares(*, gap_z=None, share_z=None, top_share_max=None) -> tuple[li
             f"simulation's D = {spec.D}, sigma2 = {spec.sigma2}"
         )
     history = np.asarray(grid.data["E"]["linear"]["history"], dtype=float)
-    given = {"gap_z": gap_z, "share_z": share_z, "top_share_max": top_share_max}
+    given = {"level": level, "top_share_max": top_share_max}
     thresholds = {k: v for k, v in given.items() if v is not None}
     k, rows = versus_theory.E0_VARIANCE, []
     for cell in sims.data["cells"].values():

@@ -29,6 +29,7 @@ __all__ = [
     "fit",
     "derived_test",
     "corrections_table",
+    "derived_summary",
 ]
 
 
@@ -155,15 +156,19 @@ def fit(dims, y, sem) -> dict:
 
 
 def derived_test(dims, y, sem, c) -> float:
-    """The p-value of a derived ``c`` against the measured ``y_D``: the chi-square of ``y_D =
-    c + d/D`` with ``c`` fixed and ``d`` free (``len(dims) - 1`` degrees of freedom)."""
+    """The p-value of a derived ``c`` against the measured ``y_D``: the likelihood-ratio test of
+    ``y_D = c + d/D`` with ``c`` fixed against the free fit (:func:`fit`), one degree of
+    freedom, the statistic divided by the free fit's ``chi2/dof`` where that is above 1 (as its
+    standard error is scaled): it asks whether ``c`` is wrong, not whether the form holds."""
     from scipy import stats
 
     dims, y, sem = (np.asarray(v, dtype=float) for v in (dims, y, sem))
     x, w = 1.0 / dims, 1.0 / sem**2
     d = float(np.sum(w * x * (y - c)) / np.sum(w * x * x))
-    chi2 = float(np.sum(w * (y - c - d * x) ** 2))
-    return float(stats.chi2.sf(chi2, dims.size - 1))
+    fixed = float(np.sum(w * (y - c - d * x) ** 2))
+    free = fit(dims, y, sem)
+    scale = max(1.0, free["chi2"] / free["dof"]) if free["dof"] else 1.0
+    return float(stats.chi2.sf(max(0.0, fixed - free["chi2"]) / scale, 1))
 
 
 def _estimate(unit, t):
@@ -195,8 +200,8 @@ def corrections_table(
     * ``held_out_z``: the fit on every ``D`` but the largest, its prediction at the largest
       against the simulation there, in standard errors (weak: the largest ``D`` has the fewest
       sets; ``None`` with fewer than three ``D``);
-    * with a derived ``c_t``: ``derived_p``, its chi-square test against the ``y_D`` with the
-      slope free (:func:`derived_test`); ``derived_z``, per ``D``, ``(simulated - E_t - c_t/D)``
+    * with a derived ``c_t``: ``derived_p``, its likelihood-ratio test against the free fit
+      (:func:`derived_test`); ``derived_z``, per ``D``, ``(simulated - E_t - c_t/D)``
       in standard errors of the simulated mean; ``closer``, whether ``E_t + c_t/D`` is closer
       to the simulated mean than ``E_t`` at every ``D`` (a weak check, the issue's).
 
@@ -252,3 +257,16 @@ def _prediction_sem(dims, sem, at) -> float:
     _, cov, _ = _wls(dims, np.zeros_like(dims), sem, 1)
     x = np.array([1.0, 1.0 / at])
     return float(np.sqrt(x @ cov @ x))
+
+
+def derived_summary(rows) -> dict:
+    """Every derived value of :func:`corrections_table`'s ``rows`` tested at once:
+    ``{"tests", "smallest_p", "fisher_p"}``, the smallest p-value and Fisher's combination of
+    all of them (the points are independent simulations)."""
+    from scipy import stats
+
+    ps = [r["derived_p"] for r in rows if r.get("derived_p") is not None]
+    if not ps:
+        raise ValueError("rows must hold at least one derived value (a row with derived_p)")
+    combined = stats.combine_pvalues(ps, method="fisher").pvalue
+    return {"tests": len(ps), "smallest_p": min(ps), "fisher_p": float(combined)}

@@ -5,14 +5,16 @@ random first estimate, twice Result 1's: :mod:`cotbook.attention.versus_theory`)
 
 - ``gap = trained_t - reference_t``: the trained layers' mean over their trials minus the
   ``D -> infinity`` curve, its SE the trials' standard deviation over ``sqrt(trials)``;
-- ``finite = simulated_t - reference_t``: the simplified model's own mean at the trained
-  layers' ``D`` minus the same curve (:mod:`cotbook.simulation.finite_d_shares`), its SE the
+- ``finite = simulated_t - reference_t``: a finite-D model's own mean at the trained layers'
+  ``D`` minus the same curve (:mod:`cotbook.simulation.finite_d_shares`), its SE the
   simulation's SEM;
-- ``share = finite / gap``, with ``SE = sqrt(SE_finite^2 + share^2 SE_gap^2) / |gap|`` (first
-  order in both errors) and the interval ``share +- SHARE_Z SE``.
+- ``z = (gap - finite) / sqrt(SE_gap^2 + SE_finite^2)``: the trained layers against the
+  finite-D model directly; ``share = finite / gap`` is shown beside it, descriptive only.
 
-The null of a share verdict is "the trained layers are the simplified model at this ``D``": the
-gap is then all finite size, share 1.  A verdict (:func:`verdict`), checked in this order:
+The null of a verdict is "the trained layers are the finite-D model": ``z`` is then
+Student-t distributed with ``trials - 1`` degrees of freedom (the trained SE, from a handful of
+trials, dominates), and every test is two-sided at :data:`LEVEL`.  A verdict
+(:func:`verdict`), checked in this order:
 
 - :data:`TAIL` -- the simulated mean is made by rare draws, so its SEM means nothing: either
   the theory's reference scale says the per-set variance is infinite (``t >=``
@@ -22,19 +24,18 @@ gap is then all finite size, share 1.  A verdict (:func:`verdict`), checked in t
   reference scale sees only the pretraining side, the smallest eigenvalue of ``V^T V``, while
   from ``t ~ 10`` rare *test designs* make the mean even where ``M = 64 D`` leaves the
   pretraining side well conditioned; the measured flag catches both.)
-- :data:`UNRESOLVED` -- ``|gap| < GAP_Z SE_gap``, or the share's interval holds both 0 and 1
-  (neither reading is excluded);
-- :data:`SIZE` -- the interval holds 1 (and not 0): finite size explains the gap;
-- :data:`OVERSHOOT` -- the interval lies above 1: finite size moves the error the same way as
-  the gap but further, so training pulls part of it back;
-- :data:`PARTLY` -- the interval lies inside ``(0, 1)``;
-- :data:`TRAINING` -- the interval lies below 1 and reaches 0 or below: no part of the gap is
-  resolved as finite size (a finite-size shift of the opposite sign to the gap lands here).
+- :data:`BELOW` / :data:`ABOVE` -- ``|z|`` at or above the critical value: the trained
+  layers lie significantly below / above the finite-D model, so something other than finite
+  size (the pretraining objective, the optimisation) moves them, resolved gap or not;
+- :data:`UNRESOLVED` -- consistent with the model, but the gap itself is not resolved
+  (``|gap|`` below the critical value times ``SE_gap``): nothing to explain;
+- :data:`SIZE` -- consistent with the model and a resolved gap: finite size explains it.
 
 Every cell handed in is judged; none is chosen by the size of its gap or of its shift.  The
-gap's SE is the spread of a handful of trials (five in the Figure 2 grid): a crude estimate
-(its own relative error is about ``1/sqrt(2 (trials - 1))``, 35 % at five), which is why the
-thresholds are named and their changes are shown (:func:`changed_verdicts`).
+gap's SE is the spread of a handful of trials (five in the Figure 2 grid), which is why the
+critical value is Student's and the level is a parameter (:func:`changed_verdicts` shows what
+moves with it).  The cells are not independent: the trained layers' test tasks and training
+streams are shared across a trial's cells.
 
 This module computes with the curves it is given and imports no theory: the reference curves
 are supplied by the reader (:func:`cotbook.book.studies.finite_d_shares`).
@@ -51,17 +52,16 @@ import numpy as np
 from .. import _checks
 
 __all__ = [
-    "GAP_Z",
-    "SHARE_Z",
+    "LEVEL",
     "TOP_SHARE_MAX",
     "DEPTHS",
     "TAIL",
     "UNRESOLVED",
     "SIZE",
-    "OVERSHOOT",
-    "PARTLY",
-    "TRAINING",
+    "BELOW",
+    "ABOVE",
     "VERDICTS",
+    "critical",
     "tail_depth",
     "Share",
     "verdict",
@@ -70,10 +70,8 @@ __all__ = [
     "changed_verdicts",
 ]
 
-#: A gap is resolved when ``|gap| >= GAP_Z * SE_gap``.
-GAP_Z = 2.0
-#: The share's interval is ``share +- SHARE_Z * SE_share``.
-SHARE_Z = 2.0
+#: Two-sided level of every test (the gap against 0, the trained layers against the model).
+LEVEL = 0.05
 #: Tail-dominated when the largest single pretraining set carries more than this share of the
 #: sum over sets: without that one set the simulated mean would move by about as much (the
 #: committed run has 2000 sets, a fair share 0.0005 each).
@@ -84,11 +82,30 @@ DEPTHS = (1, 2, 3, 5, 10, 20)
 TAIL = "tail-dominated"
 UNRESOLVED = "gap unresolved"
 SIZE = "finite size explains it"
-OVERSHOOT = "finite size exceeds it"
-PARTLY = "partly finite size"
-TRAINING = "training"
+BELOW = "below the finite-D model"
+ABOVE = "above the finite-D model"
 #: Every verdict, in the order :func:`verdict` checks them.
-VERDICTS = (TAIL, UNRESOLVED, SIZE, OVERSHOOT, PARTLY, TRAINING)
+VERDICTS = (TAIL, BELOW, ABOVE, UNRESOLVED, SIZE)
+
+
+def critical(trials, level=LEVEL) -> float:
+    """The two-sided critical value at ``level`` of Student's t with ``trials - 1`` degrees of
+    freedom (2.78 for five trials at 0.05).
+
+    Examples
+    --------
+    >>> round(critical(5), 3)
+    2.776
+    """
+    from scipy import stats
+
+    trials = _checks.positive_int("trials", trials)
+    if trials < 2:
+        raise ValueError(f"trials must be an integer >= 2, got {trials}")
+    level = _checks.positive("level", level)
+    if not level < 1:
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+    return float(stats.t.ppf(1 - level / 2, trials - 1))
 
 
 def tail_depth(M, D) -> float:
@@ -122,8 +139,10 @@ class Share(NamedTuple):
     """``simulated - reference``."""
     finite_se: float
     share: float
-    """``finite / gap`` (NaN where the gap is 0 or the verdict is :data:`TAIL`)."""
+    """``finite / gap``, descriptive (NaN where the gap is 0 or the verdict is :data:`TAIL`)."""
     share_se: float
+    z: float
+    """``(gap - finite) / sqrt(SE_gap^2 + SE_finite^2)``: the trained layers against the model."""
     top_share: float
     """The largest simulated set's share of the sum over sets."""
     tail_by_theory: bool
@@ -137,32 +156,32 @@ class Share(NamedTuple):
     rare draws make the mean.  Shown beside the verdict, not used by it."""
 
 
-def verdict(gap, gap_se, finite, finite_se, tail, *, gap_z=GAP_Z, share_z=SHARE_Z) -> tuple:
-    """``(share, share_se, verdict)`` of one cell at one depth, by the rules of the module
-    docstring (``tail``: either tail flag is up).
+def verdict(gap, gap_se, finite, finite_se, tail, *, critical_value) -> tuple:
+    """``(share, share_se, z, verdict)`` of one cell at one depth, by the rules of the module
+    docstring (``tail``: either tail flag is up; ``critical_value``: :func:`critical`).
 
     Examples
     --------
-    >>> verdict(-0.5, 0.1, 0.3, 0.01, False)[2]  # trained below, finite size pushes up
-    'training'
-    >>> verdict(0.02, 0.002, 0.021, 0.001, False)[2]
+    >>> verdict(-0.5, 0.1, 0.3, 0.01, False, critical_value=2.776)[3]  # trained below
+    'below the finite-D model'
+    >>> verdict(0.02, 0.002, 0.021, 0.001, False, critical_value=2.776)[3]
     'finite size explains it'
     """
-    if tail:  # the simulated mean may be beyond float64 here: no share is computed
-        return math.nan, math.nan, TAIL
+    if tail:  # the simulated mean may be beyond float64 here: nothing is computed
+        return math.nan, math.nan, math.nan, TAIL
     gap, finite = _checks.real("gap", gap), _checks.real("finite", finite)
     gap_se = _checks.nonnegative("gap_se", gap_se)
     finite_se = _checks.nonnegative("finite_se", finite_se)
+    critical_value = _checks.positive("critical_value", critical_value)
     share = finite / gap if gap != 0 else math.nan
     share_se = math.hypot(finite_se, share * gap_se) / abs(gap) if gap != 0 else math.nan
-    if abs(gap) < gap_z * gap_se or gap == 0:
-        return share, share_se, UNRESOLVED
-    lo, hi = share - share_z * share_se, share + share_z * share_se
-    if lo <= 1 <= hi:
-        return share, share_se, UNRESOLVED if lo <= 0 else SIZE
-    if lo > 1:
-        return share, share_se, OVERSHOOT
-    return share, share_se, PARTLY if lo > 0 else TRAINING
+    spread = math.hypot(gap_se, finite_se)
+    z = (gap - finite) / spread if spread > 0 else math.copysign(math.inf, gap - finite)
+    if abs(z) >= critical_value:
+        return share, share_se, z, BELOW if z < 0 else ABOVE
+    if gap == 0 or abs(gap) < critical_value * gap_se:
+        return share, share_se, z, UNRESOLVED
+    return share, share_se, z, SIZE
 
 
 def cell_shares(
@@ -177,8 +196,7 @@ def cell_shares(
     depths=DEPTHS,
     *,
     typical=None,
-    gap_z=GAP_Z,
-    share_z=SHARE_Z,
+    level=LEVEL,
     top_share_max=TOP_SHARE_MAX,
 ) -> list[Share]:
     """One :class:`Share` per depth in ``depths`` at the cell ``(L, M)`` of dimension ``D``.
@@ -209,20 +227,20 @@ def cell_shares(
         raise ValueError(f"depths must be <= {deepest} (the shortest curve), got {max(depths)}")
     mean = trained.mean(axis=0)
     sem = trained.std(axis=0, ddof=1) / np.sqrt(trained.shape[0])
+    critical_value = critical(trained.shape[0], level)
     rows = []
     for t in depths:
         ref = curves["reference"][t]
         gap, finite = float(mean[t] - ref), float(curves["simulated"][t] - ref)
         top = float(curves["top_share"][t])
         by_theory, by_top = bool(t >= tail_depth(M, D)), bool(top > top_share_max)
-        share, share_se, said = verdict(
+        share, share_se, z, said = verdict(
             gap,
             float(sem[t]),
             finite,
             float(curves["simulated_se"][t]),
             by_theory or by_top,
-            gap_z=gap_z,
-            share_z=share_z,
+            critical_value=critical_value,
         )
         rows.append(
             Share(
@@ -235,6 +253,7 @@ def cell_shares(
                 float(curves["simulated_se"][t]),
                 share,
                 share_se,
+                z,
                 top,
                 by_theory,
                 by_top,

@@ -7,35 +7,47 @@ from cotbook.simulation import apportion as ap
 
 
 def test_the_thresholds_are_named():
-    assert (ap.GAP_Z, ap.SHARE_Z, ap.TOP_SHARE_MAX) == (2.0, 2.0, 0.05)
+    assert (ap.LEVEL, ap.TOP_SHARE_MAX) == (0.05, 0.05)
     assert ap.DEPTHS == (1, 2, 3, 5, 10, 20)
-    assert len(set(ap.VERDICTS)) == len(ap.VERDICTS) == 6
+    assert len(set(ap.VERDICTS)) == len(ap.VERDICTS) == 5
+    # Student's t with trials - 1 degrees of freedom, not the normal 1.96
+    assert ap.critical(5) == pytest.approx(2.7764, abs=1e-4)
+    assert ap.critical(1000) == pytest.approx(1.9623, abs=1e-4)
+    with pytest.raises(ValueError, match="trials must be an integer >= 2"):
+        ap.critical(1)
 
 
 @pytest.mark.parametrize(
     "gap,gap_se,finite,finite_se,tail,expected",
     [
-        (0.02, 0.002, 0.021, 0.001, False, ap.SIZE),  # share 1.05 +- 0.24
-        (0.02, 0.002, 0.040, 0.001, False, ap.OVERSHOOT),  # share 2.0 +- 0.45
-        (0.02, 0.002, 0.010, 0.001, False, ap.PARTLY),  # share 0.5 +- 0.14
-        (-0.5, 0.1, 0.3, 0.01, False, ap.TRAINING),  # opposite signs: share -0.6
-        (0.5, 0.1, 0.01, 0.02, False, ap.TRAINING),  # no shift resolved: share 0.02 +- 0.08
-        (0.02, 0.015, 0.02, 0.001, False, ap.UNRESOLVED),  # |gap| < 2 SE
-        (0.02, 0.008, 0.02, 0.008, False, ap.UNRESOLVED),  # resolved; share 1 +- 0.57 holds 0
-        (0.02, 0.002, 0.02, 0.001, True, ap.TAIL),
+        (0.02, 0.002, 0.021, 0.001, False, ap.SIZE),  # z = -0.45, gap 10 SE
+        (0.02, 0.002, 0.040, 0.001, False, ap.BELOW),  # z = -8.9: trained below the model
+        (0.04, 0.002, 0.020, 0.001, False, ap.ABOVE),  # z = +8.9
+        (-0.5, 0.1, 0.3, 0.01, False, ap.BELOW),  # opposite signs, z = -8.0
+        (0.002, 0.003, 0.01, 0.001, True, ap.TAIL),
+        (0.02, 0.008, 0.02, 0.001, False, ap.UNRESOLVED),  # z = 0 but |gap| = 2.5 SE < 2.78
         (0.02, 0.002, math.inf, math.inf, True, ap.TAIL),  # a mean beyond float64
     ],
 )
 def test_every_verdict_is_reachable(gap, gap_se, finite, finite_se, tail, expected):
-    share, share_se, said = ap.verdict(gap, gap_se, finite, finite_se, tail)
+    share, share_se, z, said = ap.verdict(
+        gap, gap_se, finite, finite_se, tail, critical_value=ap.critical(5)
+    )
     assert said == expected
     if not tail:
         assert share == pytest.approx(finite / gap)
-        assert share_se == pytest.approx(math.hypot(finite_se, share * gap_se) / abs(gap))
+        assert z == pytest.approx((gap - finite) / math.hypot(gap_se, finite_se))
+
+
+def test_a_gap_the_model_misses_is_below_it_resolved_or_not():
+    """Trained layers at Result 1 (gap 0.001 +- 0.002, unresolved) while the model sits 0.02
+    above: the model is rejected (z = -8.5), which says more than "gap unresolved"."""
+    said = ap.verdict(0.001, 0.002, 0.02, 0.001, False, critical_value=ap.critical(5))[3]
+    assert said == ap.BELOW
 
 
 def test_the_sign_convention_gap_is_trained_minus_reference():
-    """Trained layers 0.3 below the reference, finite size 0.3 above it: training, share -1.
+    """Trained layers 0.3 below the reference, finite size 0.3 above it: below the model, share -1.
     With the gap taken the other way round (reference - trained) the same numbers would read
     share +1, "finite size explains it"; so would a finite-size shift taken as
     reference - simulated."""
@@ -45,8 +57,10 @@ def test_the_sign_convention_gap_is_trained_minus_reference():
         10, 400, 50, trained, reference, reference + 0.3, [0, 0.01, 0.01], [0.1, 0.01, 0.01], [2]
     )
     assert row.gap == pytest.approx(-0.3) and row.finite == pytest.approx(0.3)
-    assert row.share == pytest.approx(-1.0) and row.verdict == ap.TRAINING
-    flipped = ap.verdict(-row.gap, row.gap_se, row.finite, row.finite_se, False)[2]
+    assert row.share == pytest.approx(-1.0) and row.verdict == ap.BELOW
+    flipped = ap.verdict(
+        -row.gap, row.gap_se, row.finite, row.finite_se, False, critical_value=ap.critical(5)
+    )[3]
     assert flipped == ap.SIZE
 
 
@@ -82,9 +96,9 @@ def test_counts_and_changed_verdicts_under_another_threshold():
     reference = np.ones(4)
     noisy = np.stack([reference + 0.1 + 0.05 * d for d in (-2, -1, 0, 1, 2)])  # SE 0.035
     args = (reference, reference + 0.1, np.full(4, 0.001), np.full(4, 0.001), [1, 2, 3])
-    strict = ap.cell_shares(15, 800, 50, noisy, *args, gap_z=3.0)
-    loose = ap.cell_shares(15, 800, 50, noisy, *args, gap_z=1.5)
-    assert {r.verdict for r in strict} == {ap.UNRESOLVED}  # gap 0.1 = 2.8 SE
+    strict = ap.cell_shares(15, 800, 50, noisy, *args, level=0.01)  # t_4 critical 4.60
+    loose = ap.cell_shares(15, 800, 50, noisy, *args)  # 2.78: the gap 0.1 = 2.83 SE
+    assert {r.verdict for r in strict} == {ap.UNRESOLVED}
     assert {r.verdict for r in loose} == {ap.SIZE}
     assert ap.changed_verdicts(strict, loose) == [
         (15, 800, t, ap.UNRESOLVED, ap.SIZE) for t in (1, 2, 3)
@@ -104,29 +118,28 @@ def test_bad_input():
     with pytest.raises(ValueError, match="trained must hold at least 2 trials"):
         ap.cell_shares(10, 100, 50, np.ones((1, 3)), ones, ones, ones, ones, [1])
     with pytest.raises(ValueError, match="gap_se must be a finite number >= 0"):
-        ap.verdict(0.1, -1.0, 0.1, 0.0, False)
+        ap.verdict(0.1, -1.0, 0.1, 0.0, False, critical_value=2.0)
 
 
 def test_the_committed_verdicts_and_their_thresholds():
     """The committed records, read as the chapter reads them (studies.finite_d_shares): all 24
-    cells at every depth.  Below Result 1 at M <= 8 D and t <= 3 the trained layers sit while
-    finite size pushes up: training, at all 12 cells (and at every gap threshold 1.5..3); at
-    M = 64 D, L >= 25 and t = 2..5 finite size explains the gap.  Moving the gap threshold to
-    1.5 or 3 moves cells only into or out of "gap unresolved"; the two tail flags disagree."""
+    cells at every depth.  At the fewest tasks of the design (M = 100) every judged row at
+    t <= 5 lies below the D = 50 model; only at the most (M = 3200) does the model explain the
+    gap at several rows.  Moving the level to 0.01 or 0.1 moves few rows between "explains it"
+    and "below"; the two tail flags disagree."""
     from cotbook.book import studies
 
     rows, text = studies.finite_d_shares()
     assert len(rows) == 24 * len(ap.DEPTHS) and "2000 pretraining sets" in text
-    by = {(r.L, r.M, r.t): r for r in rows}
-    small = [by[L, M, t] for L in (10, 15, 25, 35) for M in (100, 200, 400) for t in (1, 2, 3)]
-    assert all(r.gap < 0 < r.finite and r.verdict == ap.TRAINING for r in small)
-    assert {by[L, 3200, t].verdict for L in (25, 35) for t in (2, 3, 5)} == {ap.SIZE}
+    few = [r for r in rows if r.M == 100 and r.t <= 5 and r.verdict != ap.TAIL]
+    assert len(few) >= 12 and all(r.verdict == ap.BELOW for r in few)
+    many = [r for r in rows if r.M == 3200 and r.t <= 5]
+    assert sum(r.verdict == ap.SIZE for r in many) >= 5
     assert all(r.verdict == ap.TAIL for r in rows if r.t == 20)
-    for gap_z in (1.5, 3.0):
-        other, _ = studies.finite_d_shares(gap_z=gap_z)
+    for level in (0.01, 0.1):
+        other, _ = studies.finite_d_shares(level=level)
         changed = ap.changed_verdicts(rows, other)
-        assert all(ap.UNRESOLVED in (a, b) for *_, a, b in changed), changed
-        assert not [c for c in changed if c[1] <= 400 and c[2] <= 3], changed
+        assert sum({a, b} == {ap.SIZE, ap.BELOW} for *_, a, b in changed) <= 3, changed
     assert sum(r.tail_by_top_share and not r.tail_by_theory for r in rows) > 0
 
 

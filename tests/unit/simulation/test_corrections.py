@@ -180,3 +180,12 @@ def test_the_committed_exact_and_sampled_estimates_agree(committed):
                 gap = unit["exact"]["mean"][t] - unit["sampled"]["mean"][t]
                 spread = math.sqrt(unit["sampled"]["sem"][t] ** 2 - unit["exact"]["sem"][t] ** 2)
                 assert abs(gap) < 4 * spread, (name, D, t)
+
+
+def test_the_derived_values_are_summarised_together(committed):
+    _, rows = committed
+    summary = against_theory.derived_summary(rows)
+    assert summary["tests"] == len(corrections.POINTS)
+    assert 0.01 <= summary["smallest_p"] <= summary["fisher_p"] <= 1
+    with pytest.raises(ValueError, match="at least one derived value"):
+        against_theory.derived_summary([r for r in rows if r["t"] > 1])
