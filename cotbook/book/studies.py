@@ -378,7 +378,7 @@ def simulation_precision() -> Study | None:
     )
 
 
-def finite_d_shares(*, level=None, top_share_max=None) -> tuple[list, str]:
+def finite_d_shares(*, level=None, top_share_max=None, reference="zero_start") -> tuple[list, str]:
     """How much of the trained layers' gap to twice Result 1 finite size explains at the grid's
     ``D``: ``(rows, caption)``, rows :class:`~cotbook.simulation.apportion.Share` for every
     cell of the saved ``finite_d_shares`` record (``L < D < M``, none chosen by its effect) at
@@ -389,17 +389,30 @@ def finite_d_shares(*, level=None, top_share_max=None) -> tuple[list, str]:
     names its command): the simulation's means, doubled (a random first estimate,
     :data:`cotbook.attention.versus_theory.E0_VARIANCE`), against the trained linear layers'
     five trials of the ``attention_grid`` record (history mask), both measured from twice
-    Result 1 (:func:`cotbook.attention.versus_theory.theory_curve`)."""
+    Result 1 (:func:`cotbook.attention.versus_theory.theory_curve`).
+
+    ``reference`` picks the simulated model handed to ``cell_shares`` as the simulated curve:
+    ``"zero_start"`` (the paper's simplified model, pretrained from ``w_hat_0 = 0``) or
+    ``"averaged"`` (pretrained on the objective averaged over a random ``w_hat_0``, as the
+    trained layers are: :mod:`cotbook.simulation.finite_d_shares`)."""
     import numpy as np
 
     from ..attention import versus_theory
     from ..simulation import apportion
     from ..simulation import finite_d_shares as shares
 
+    if reference not in ("zero_start", "averaged"):
+        raise ValueError(f"reference must be 'zero_start' or 'averaged', got {reference!r}")
+
     def describe(spec):
+        sets = spec.trials if reference == "zero_start" else spec.averaged_trials
+        start = {
+            "zero_start": "pretrained from a zero first estimate",
+            "averaged": "pretrained averaged over random first estimates",
+        }[reference]
         return (
-            f"{len(spec.cells())} cells (L < D = {spec.D} < M), {spec.trials} pretraining sets "
-            f"x {spec.test_designs} test designs a cell, lambda = {spec.lam:g}"
+            f"{len(spec.cells())} cells (L < D = {spec.D} < M), the model {start}: {sets} "
+            f"pretraining sets x {spec.test_designs} test designs a cell, lambda = {spec.lam:g}"
         )
 
     sims = _required("finite_d_shares", shares.SharesSpec.from_dict, describe)
@@ -416,6 +429,7 @@ def finite_d_shares(*, level=None, top_share_max=None) -> tuple[list, str]:
     k, rows = versus_theory.E0_VARIANCE, []
     for cell in sims.data["cells"].values():
         L, M = cell["L"], cell["M"]
+        sim = cell if reference == "zero_start" else cell["averaged"]
         trained = history[config["Ls"].index(L), config["Ms"].index(M), :, : spec.t_max + 1]
         rows += apportion.cell_shares(
             L,
@@ -423,10 +437,11 @@ def finite_d_shares(*, level=None, top_share_max=None) -> tuple[list, str]:
             spec.D,
             trained,
             versus_theory.theory_curve(L, M, spec.D, spec.t_max),
-            k * np.asarray(cell["mean"]),
-            k * np.asarray(cell["sem"]),
-            cell["top_share"],
-            typical=k * np.asarray(cell["median_of_group"]),
+            k * np.asarray(sim["mean"]),
+            k * np.asarray(sim["sem"]),
+            sim["top_share"],
+            typical=k * np.asarray(sim["median_of_group"]),
+            pretraining_tail=reference == "zero_start",
             **thresholds,
         )
     text = sims.caption + "\n" + textwrap.indent(grid.caption, "  ")

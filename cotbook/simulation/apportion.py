@@ -68,6 +68,7 @@ __all__ = [
     "cell_shares",
     "verdict_counts",
     "changed_verdicts",
+    "position",
 ]
 
 #: Two-sided level of every test (the gap against 0, the trained layers against the model).
@@ -198,6 +199,7 @@ def cell_shares(
     typical=None,
     level=LEVEL,
     top_share_max=TOP_SHARE_MAX,
+    pretraining_tail=True,
 ) -> list[Share]:
     """One :class:`Share` per depth in ``depths`` at the cell ``(L, M)`` of dimension ``D``.
 
@@ -205,7 +207,9 @@ def cell_shares(
     ``D -> infinity`` curve and ``simulated`` / ``simulated_se`` the simulated mean and its SEM
     at ``D``, all on the same scale (index ``t`` is depth ``t``); ``top_share`` the simulated
     largest set's share of the sum, per depth; ``typical`` (optional, same scale) the median
-    over groups of as many simulated sets as ``trained`` has trials of their mean.
+    over groups of as many simulated sets as ``trained`` has trials of their mean;
+    ``pretraining_tail``: whether :func:`tail_depth` (the ridgeless model's pretraining side)
+    applies to the simulated model (not to one whose pretraining is better conditioned).
     """
     trained = _checks.array("trained", trained, ndim=2)
     if trained.shape[0] < 2:
@@ -233,7 +237,8 @@ def cell_shares(
         ref = curves["reference"][t]
         gap, finite = float(mean[t] - ref), float(curves["simulated"][t] - ref)
         top = float(curves["top_share"][t])
-        by_theory, by_top = bool(t >= tail_depth(M, D)), bool(top > top_share_max)
+        by_theory = bool(pretraining_tail and t >= tail_depth(M, D))
+        by_top = bool(top > top_share_max)
         share, share_se, z, said = verdict(
             gap,
             float(sem[t]),
@@ -282,3 +287,25 @@ def changed_verdicts(rows, other) -> list[tuple]:
     if mine.keys() != theirs.keys():
         raise ValueError("rows and other must hold the same cells and depths")
     return [(*key, mine[key], theirs[key]) for key in mine if mine[key] != theirs[key]]
+
+
+def position(zero_start, averaged) -> list[tuple]:
+    """Where the trained layers sit between two finite-D models, row by row (two lists of
+    :class:`Share` of the same cells and depths, judged against each model):
+    ``[(L, M, t, f, between)]`` with ``f = (trained - averaged) / (zero_start - averaged)`` (0 at
+    the averaged model, 1 at the zero-start one) and ``between`` unless the trained layers lie
+    significantly above the higher model or below the lower one (the two verdicts).  Rows that
+    either judges tail-dominated are left out."""
+    pairs = {(r.L, r.M, r.t): r for r in averaged}
+    if pairs.keys() != {(r.L, r.M, r.t) for r in zero_start}:
+        raise ValueError("zero_start and averaged must hold the same cells and depths")
+    out = []
+    for z in zero_start:
+        a = pairs[z.L, z.M, z.t]
+        if TAIL in (z.verdict, a.verdict) or z.finite == a.finite:
+            continue
+        f = (z.gap - a.finite) / (z.finite - a.finite)
+        high, low = (z, a) if z.finite > a.finite else (a, z)
+        between = not (high.verdict == ABOVE or low.verdict == BELOW)
+        out.append((z.L, z.M, z.t, f, between))
+    return out

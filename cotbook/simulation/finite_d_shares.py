@@ -19,6 +19,28 @@ near 1 when one rare set makes the mean), and the median over disjoint groups of
 :data:`GROUP` sets of their mean (what a study of :data:`GROUP` trials, as many as the grid's,
 typically sees).
 
+Two references are simulated per cell, with independent seeds.  ``zero_start`` is the
+paper's simplified model, pretrained from ``w_hat_0 = 0`` (:mod:`cotbook.simulation.pretrain`):
+its ``A`` minimises ``sum_mu |w_mu - A v_mu|^2`` (+ ridge), ``v_mu = P_mu w_mu + n_mu``,
+``P_mu = (D/L) X_mu X_mu^T``, ``n_mu = (D/L) X_mu eps_mu``.  ``averaged`` is the
+protocol-matched model: the trained layers draw a fresh ``w_hat_0 ~ N(0, I)`` for every task of
+every minibatch (:func:`cotbook.attention.layer.train`), so over training their one-step
+objective is averaged over ``w_hat_0``; per task
+
+    E |(w - w_hat_0) - A (P (w - w_hat_0) + n)|^2 = |w - A v|^2 + |I - A P|_F^2,
+
+and with the same ridge ``lam/2 |A|_F^2`` the minimiser is (:func:`averaged_solution`)
+
+    A = B C^{-1},  B = (1/M) sum_mu (w_mu v_mu^T + P_mu),
+                   C = (1/M) sum_mu (v_mu v_mu^T + P_mu^2) + (lam/2) I.
+
+Each task adds the full-rank ``P_mu^2`` to ``C``, so at finite ``M`` this ``A`` is far better
+conditioned than the zero-start one: another finite-``M`` model with the same test side (its
+error from a random first estimate is, like the zero-start one's, twice
+:func:`cotbook.simulation.simulate.design_errors` averaged over designs).  A cell's record keeps
+the zero-start summaries at its top level (as before this reference was added) and the
+averaged one's under ``"averaged"`` (same keys, :attr:`SharesSpec.averaged_trials` sets).
+
 This module simulates only: it imports no theory and no trained layer, so its record stales
 when the simulation changes, not when the theory engine or the training does.  The gap and the
 verdicts are computed when the record is read (:mod:`cotbook.simulation.apportion`,
@@ -33,7 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks
+from .. import _checks, tasks
 from .._threads import one_thread_unit
 from . import simulate
 
@@ -43,6 +65,12 @@ __all__ = [
     "GROUP",
     "SharesSpec",
     "SCALES",
+    "averaged_moments",
+    "averaged_loss",
+    "averaged_gradient",
+    "averaged_solution",
+    "sampled_averaged_solution",
+    "averaged_per_set",
     "summarise",
     "run_unit",
     "assemble",
@@ -82,6 +110,8 @@ class SharesSpec:
     lam: float = 1e-5
     sigma2: float = 0.0
     seed: int = 0
+    averaged_trials: int | None = None
+    """Pretraining sets of the averaged-objective reference a cell (``None``: ``trials``)."""
 
     def __post_init__(self):
         for name in ("Ls", "Ms"):
@@ -94,6 +124,13 @@ class SharesSpec:
         if trials < max(2, GROUP):
             raise ValueError(f"trials must be an integer >= {GROUP} (one group), got {trials}")
         object.__setattr__(self, "trials", trials)
+        averaged = trials if self.averaged_trials is None else self.averaged_trials
+        averaged = _checks.positive_int("averaged_trials", averaged)
+        if averaged < max(2, GROUP):
+            raise ValueError(
+                f"averaged_trials must be an integer >= {GROUP} (one group), got {averaged}"
+            )
+        object.__setattr__(self, "averaged_trials", averaged)
         object.__setattr__(
             self, "test_designs", _checks.positive_int("test_designs", self.test_designs)
         )
@@ -124,12 +161,24 @@ class SharesSpec:
             "lam": self.lam,
             "sigma2": self.sigma2,
             "seed": self.seed,
+            "averaged_trials": self.averaged_trials,
         }
 
     @classmethod
     def from_dict(cls, d) -> SharesSpec:
         """The spec of :meth:`to_dict`'s layout (the saved record's configuration)."""
-        fields = ("trials", "test_designs", "t_max", "D", "Ls", "Ms", "lam", "sigma2", "seed")
+        fields = (
+            "trials",
+            "test_designs",
+            "t_max",
+            "D",
+            "Ls",
+            "Ms",
+            "lam",
+            "sigma2",
+            "seed",
+            "averaged_trials",
+        )
         unknown = sorted(set(d) - set(fields))
         if unknown:
             raise ValueError(f"a shares configuration has only {list(fields)}, got {unknown}")
@@ -139,13 +188,120 @@ class SharesSpec:
 SCALES = {
     "tiny": SharesSpec(trials=10, test_designs=1, t_max=3, D=10, Ls=(5,), Ms=(20, 40)),
     # 2000 sets x 4 test designs a cell: the SEM of the finite-size shift well below the gap's
-    # at t <= 5, in minutes on one core (the record keeps the time each cell took).
-    "paper": SharesSpec(trials=2000, test_designs=4),
+    # at t <= 5, in minutes on one core (the record keeps the time each cell took).  The
+    # averaged reference draws every task's X_mu (0.67 s a set over the 24 cells, against
+    # 0.08 s for a zero-start set) but varies less from set to set: 500 sets keep its SEM
+    # below the trained trials' SE, and the whole run under 10 minutes on one core.
+    "paper": SharesSpec(trials=2000, test_designs=4, averaged_trials=500),
 }
 
 
 def _seed(seed, D, L, M):
     return int(np.random.SeedSequence([seed, D, L, M]).generate_state(1)[0])
+
+
+#: The averaged reference's seed tag: its sets of a cell use ``SeedSequence([seed, D, L, M,
+#: AVERAGED_TAG]).spawn(averaged_trials)``, independent of the zero-start sets.
+AVERAGED_TAG = 1
+#: Tasks drawn per block by :func:`sampled_averaged_solution` (part of its random stream).
+AVERAGED_BLOCK = 1024
+
+
+def _tasks(X, y, w):
+    X = _checks.array("X", X, ndim=3)
+    M, D, L = X.shape
+    y = _checks.array("y", y, ndim=2)
+    w = _checks.array("w", w, ndim=2)
+    if y.shape != (M, L) or w.shape != (M, D):
+        raise ValueError(
+            f"y and w must have shapes {(M, L)} and {(M, D)} to match X, got {y.shape}, {w.shape}"
+        )
+    return X, y, w
+
+
+def averaged_moments(X, y, w) -> tuple:
+    """``(sum_mu (w_mu v_mu^T + P_mu), sum_mu (v_mu v_mu^T + P_mu^2))`` for tasks ``X``
+    ``(M, D, L)``, ``y`` ``(M, L)``, ``w`` ``(M, D)``: the sums (not means) of the averaged
+    objective's normal equations, ``P_mu = (D/L) X_mu X_mu^T`` and ``v_mu = (D/L) X_mu y_mu``,
+    batched (no ``D x D`` matrix per task)."""
+    X, y, w = _tasks(X, y, w)
+    M, D, L = X.shape
+    v = (D / L) * np.einsum("mdl,ml->md", X, y)
+    flat = np.swapaxes(X, 0, 1).reshape(D, M * L)  # [X_1 ... X_M]
+    gram_x = np.swapaxes(X @ (np.swapaxes(X, 1, 2) @ X), 0, 1).reshape(D, M * L)  # X_mu G_mu
+    wv = w.T @ v + (D / L) * (flat @ flat.T)
+    vv = v.T @ v + (D / L) ** 2 * (gram_x @ flat.T)
+    return wv, vv
+
+
+def _averaged_solve(wv, vv, M, lam):
+    D = wv.shape[0]
+    C = vv / M + (lam / 2) * np.eye(D)
+    return np.linalg.solve(C, (wv / M).T).T  # A C = B, C symmetric
+
+
+def averaged_solution(X, y, w, lam):
+    """The minimiser ``A = B C^{-1}`` of the averaged objective (:func:`averaged_loss`) on the
+    tasks ``(X, y, w)`` with ridge ``lam >= 0`` (the loss carries ``lam/2 |A|_F^2``, as the
+    zero-start model's: :func:`cotbook.simulation.pretrain.ridge_solution`).  ``C`` holds
+    every task's full-rank ``P_mu^2``, so it is invertible for any ``M >= 1`` when ``L >= D``
+    and for ``M L >= D`` in general."""
+    X, y, w = _tasks(X, y, w)
+    return _averaged_solve(*averaged_moments(X, y, w), X.shape[0], _checks.nonnegative("lam", lam))
+
+
+def sampled_averaged_solution(D, L, M, sigma2, lam, rng):
+    """:func:`averaged_solution` for ``M`` tasks drawn literally by
+    :func:`cotbook.tasks.sample_tasks` in blocks of :data:`AVERAGED_BLOCK` (the sums
+    accumulated block by block)."""
+    D, M = _checks.positive_int("D", D), _checks.positive_int("M", M)
+    lam = _checks.nonnegative("lam", lam)
+    wv, vv = np.zeros((D, D)), np.zeros((D, D))
+    for start in range(0, M, AVERAGED_BLOCK):
+        block = tasks.sample_tasks(D, L, min(AVERAGED_BLOCK, M - start), sigma2, rng)
+        bwv, bvv = averaged_moments(*block)
+        wv += bwv
+        vv += bvv
+    return _averaged_solve(wv, vv, M, lam)
+
+
+def averaged_loss(A, X, y, w, lam) -> float:
+    """The one-step objective averaged exactly over ``w_hat_0 ~ N(0, I_D)``:
+    ``(1/M) sum_mu (|w_mu - A v_mu|^2 + |I - A P_mu|_F^2) + (lam/2) |A|_F^2`` (per task
+    ``P_mu`` formed: for checks at small sizes)."""
+    X, y, w = _tasks(X, y, w)
+    M, D, L = X.shape
+    A = _checks.array("A", A, ndim=2)
+    P = (D / L) * X @ np.swapaxes(X, 1, 2)
+    v = (D / L) * np.einsum("mdl,ml->md", X, y)
+    fit = np.sum((w - v @ A.T) ** 2) + np.sum((np.eye(D) - A @ P) ** 2)
+    return float(fit / M + lam / 2 * np.sum(A * A))
+
+
+def averaged_gradient(A, X, y, w, lam):
+    """Gradient of :func:`averaged_loss` in ``A``: ``2 (A C - B)`` in the notation of
+    :func:`averaged_solution` (it vanishes there)."""
+    X, y, w = _tasks(X, y, w)
+    M = X.shape[0]
+    A = _checks.array("A", A, ndim=2)
+    wv, vv = averaged_moments(X, y, w)
+    lam = _checks.nonnegative("lam", lam)
+    return 2 * (A @ (vv / M + (lam / 2) * np.eye(A.shape[0])) - wv / M)
+
+
+def averaged_per_set(spec, L, M, seed):
+    """Each of ``spec.averaged_trials`` averaged-objective sets' mean over ``spec.test_designs``
+    test designs of :func:`cotbook.simulation.simulate.design_errors` (``w_hat_0 = 0`` scale),
+    shape ``(averaged_trials, t_max + 1)``; set ``k`` uses
+    ``SeedSequence(seed).spawn(averaged_trials)[k]`` (``seed``: an int or a list of ints) for
+    its tasks, then its designs."""
+    per_set = np.empty((spec.averaged_trials, spec.t_max + 1))
+    for k, stream in enumerate(np.random.SeedSequence(seed).spawn(spec.averaged_trials)):
+        rng = np.random.default_rng(stream)
+        A = sampled_averaged_solution(spec.D, L, M, spec.sigma2, spec.lam, rng)
+        X = rng.standard_normal((spec.test_designs, spec.D, L)) / np.sqrt(spec.D)
+        per_set[k] = simulate.design_errors(A, X, spec.t_max).mean(axis=0)
+    return per_set
 
 
 def summarise(per_set) -> dict:
@@ -185,14 +341,16 @@ def summarise(per_set) -> dict:
 @one_thread_unit
 def run_unit(spec: SharesSpec, unit) -> dict:
     """Simulate one cell (``unit = "L=<L>/M=<M>"``) at ``alpha = L/D``, ``tau = M/D``.  Returns
-    a JSON-ready ``{"L", "M", **summarise(sets' curves), "seconds"}``.  The cell is seeded by
-    ``SeedSequence([seed, D, L, M])`` (its own numbers, not its place in the list), so any unit
-    can be recomputed on its own and a cell added later reseeds no other."""
+    a JSON-ready ``{"L", "M", **summarise(zero-start sets' curves), "averaged":
+    summarise(averaged sets' curves), "seconds"}``.  The zero-start sets are seeded by
+    ``SeedSequence([seed, D, L, M])``, the averaged ones by ``SeedSequence([seed, D, L, M,
+    AVERAGED_TAG])`` (the cell's own numbers, not its place in the list), so any unit can be
+    recomputed on its own and a cell added later reseeds no other."""
     if unit not in spec.units():
         raise ValueError(f"unit must be one of {spec.units()}, got {unit!r}")
     L, M = (int(part.split("=")[1]) for part in unit.split("/"))
     start = time.perf_counter()
-    curve = simulate.simulated_curve(
+    zero_start = simulate.simulated_curve(
         L / spec.D,
         M / spec.D,
         spec.sigma2,
@@ -203,13 +361,20 @@ def run_unit(spec: SharesSpec, unit) -> dict:
         test_designs=spec.test_designs,
         seed=_seed(spec.seed, spec.D, L, M),
     )
-    return {"L": L, "M": M, **summarise(curve.per_trial), "seconds": time.perf_counter() - start}
+    averaged = averaged_per_set(spec, L, M, [spec.seed, spec.D, L, M, AVERAGED_TAG])
+    return {
+        "L": L,
+        "M": M,
+        **summarise(zero_start.per_trial),
+        "averaged": summarise(averaged),
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def assemble(spec: SharesSpec, results) -> tuple[dict, dict]:
     """``(data, timings_s)`` from ``{unit: run_unit(spec, unit)}``: ``data = {"cells": {unit:
-    {"L", "M", "mean", "sem", "median", "top_share", "median_of_group"}}}`` in the order of
-    :meth:`SharesSpec.units`."""
+    {"L", "M", "mean", "sem", "median", "top_share", "median_of_group", "averaged": {the same
+    five}}}}`` in the order of :meth:`SharesSpec.units`."""
     missing = [u for u in spec.units() if u not in results]
     if missing:
         raise ValueError(f"results must hold every unit of the study; missing {missing}")

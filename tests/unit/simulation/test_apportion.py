@@ -164,3 +164,40 @@ def test_at_depth_10_the_mean_s_shift_is_made_by_rare_draws():
     assert at_10 and all(r.finite_typical < 0.5 * r.finite for r in at_10)
     at_3 = [r for r in rows if r.t == 3 and r.verdict == ap.SIZE]
     assert at_3 and all(r.finite_typical > 0.8 * r.finite for r in at_3)
+
+
+def test_position_between_two_models():
+    """Trained 0.1 above Result 1; one model at +0.3, another at -0.1: position 0.5, between;
+    models at +0.05 and -0.1: the trained layers lie above both (outside)."""
+    reference = np.ones(3)
+    trained = np.stack([reference + 0.1 + 0.001 * d for d in (-2, -1, 0, 1, 2)])
+    se, top = np.full(3, 0.001), np.full(3, 0.001)
+    high = ap.cell_shares(25, 800, 50, trained, reference, reference + 0.3, se, top, [1, 2])
+    low = ap.cell_shares(25, 800, 50, trained, reference, reference - 0.1, se, top, [1, 2])
+    under = ap.cell_shares(25, 800, 50, trained, reference, reference + 0.05, se, top, [1, 2])
+    assert [p[3:] for p in ap.position(high, low)] == [(pytest.approx(0.5), True)] * 2
+    outside = ap.position(under, low)
+    assert all(p[3] > 1 and not p[4] for p in outside)  # above both: not between
+    with pytest.raises(ValueError, match="same cells and depths"):
+        ap.position(high, low[:1])
+
+
+def test_the_pretraining_tail_applies_only_where_asked():
+    reference = np.linspace(2.0, 1.0, 21)
+    trained = np.stack([reference + 0.2 + 0.01 * k for k in range(5)])
+    args = (reference, reference + 0.2, np.full(21, 0.01), np.full(21, 0.001), [20])
+    (flagged,) = ap.cell_shares(10, 100, 50, trained, *args)
+    (free,) = ap.cell_shares(10, 100, 50, trained, *args, pretraining_tail=False)
+    assert flagged.verdict == ap.TAIL and flagged.tail_by_theory
+    assert not free.tail_by_theory and free.verdict != ap.TAIL
+
+
+def test_the_committed_layers_lie_between_the_two_models():
+    """At t <= 5, wherever neither model's mean is tail-dominated, the trained layers are not
+    significantly outside the interval the two finite-D models span."""
+    from cotbook.book import studies
+
+    zero, _ = studies.finite_d_shares()
+    averaged, _ = studies.finite_d_shares(reference="averaged")
+    placed = [p for p in ap.position(zero, averaged) if p[2] <= 5]
+    assert len(placed) >= 90 and all(p[4] for p in placed)
