@@ -289,23 +289,30 @@ def changed_verdicts(rows, other) -> list[tuple]:
     return [(*key, mine[key], theirs[key]) for key in mine if mine[key] != theirs[key]]
 
 
-def position(zero_start, averaged) -> list[tuple]:
+def position(zero_start, averaged, level=LEVEL, trials=5) -> list[tuple]:
     """Where the trained layers sit between two finite-D models, row by row (two lists of
     :class:`Share` of the same cells and depths, judged against each model):
-    ``[(L, M, t, f, between)]`` with ``f = (trained - averaged) / (zero_start - averaged)`` (0 at
-    the averaged model, 1 at the zero-start one) and ``between`` unless the trained layers lie
-    significantly above the higher model or below the lower one (the two verdicts).  Rows that
-    either judges tail-dominated are left out."""
+    ``[(L, M, t, f, f_se, side)]`` with ``f = (trained - averaged) / (zero_start - averaged)``
+    (0 at the averaged model, 1 at the zero-start one), ``f_se`` its standard error (first
+    order in the three means' standard errors), and ``side`` ``"averaged"`` / ``"zero_start"``
+    where ``f`` is below / above one half by more than :func:`critical` ``(trials, level)``
+    standard errors, else ``"middle"``.  Rows that either model judges tail-dominated are left
+    out.  (That ``f`` lies in ``[0, 1]`` says little: the models are usually dozens of the
+    trained layers' standard errors apart.)"""
     pairs = {(r.L, r.M, r.t): r for r in averaged}
     if pairs.keys() != {(r.L, r.M, r.t) for r in zero_start}:
         raise ValueError("zero_start and averaged must hold the same cells and depths")
+    cut = critical(trials, level)
     out = []
     for z in zero_start:
         a = pairs[z.L, z.M, z.t]
-        if TAIL in (z.verdict, a.verdict) or z.finite == a.finite:
+        span = z.finite - a.finite
+        if TAIL in (z.verdict, a.verdict) or span == 0:
             continue
-        f = (z.gap - a.finite) / (z.finite - a.finite)
-        high, low = (z, a) if z.finite > a.finite else (a, z)
-        between = not (high.verdict == ABOVE or low.verdict == BELOW)
-        out.append((z.L, z.M, z.t, f, between))
+        f = (z.gap - a.finite) / span
+        f_se = math.hypot(z.gap_se, f * z.finite_se, (1 - f) * a.finite_se) / abs(span)
+        side = "middle"
+        if abs(f - 0.5) > cut * f_se:
+            side = "averaged" if f < 0.5 else "zero_start"
+        out.append((z.L, z.M, z.t, f, f_se, side))
     return out
