@@ -118,7 +118,8 @@ def fit(dims, y, sem) -> dict:
 
     Examples
     --------
-    >>> r = fit([100, 200, 400], [1.5 + 20 / 100, 1.5 + 20 / 200, 1.5 + 20 / 400], [0.1] * 3)
+    >>> dims = [100, 200, 400]
+    >>> r = fit(dims, [1.5 + 20 / D for D in dims], [0.1] * 3)
     >>> round(r["c"], 12), round(r["d"], 9), r["dof"], r["systematic"]
     (1.5, 20.0, 1, 0.0)
     """
