@@ -10,6 +10,12 @@ Modules (each has one job):
   (imported by name, not on this face).
 - :mod:`.first_step`  -- one CoT step at finite D, averaged exactly over the test prompt (the
   check of :mod:`cotbook.theory.finite_d`; imported by name, not on this face).
+- :mod:`.corrections` -- the finite-D correction measured at every depth, pretraining sets at
+  several D (the test prompt averaged exactly by :mod:`cotbook.wick`; imported by name).
+- :mod:`.finite_d_shares` -- the simplified model at the Figure 2 grid's D, pretrained from a
+  zero first estimate and averaged over random ones (imported by name).
+- :mod:`.apportion` -- the trained layers' gap to Result 1 against those models, verdicts by
+  named tests (imported by name; the reader hands it the curves).
 """
 
 import importlib
