@@ -26,10 +26,12 @@ __all__ = [
     "TAIL_PULL",
     "SE_GOAL",
     "P_MIN",
+    "NEXT_ORDER",
     "fit",
     "derived_test",
     "corrections_table",
     "derived_summary",
+    "first_order_at",
 ]
 
 
@@ -88,6 +90,9 @@ TAIL_PULL = 5.0
 #: The precision goal: a measured ``c_t`` whose error (standard error and systematic, in
 #: quadrature) exceeds this share of ``|c_t|`` is reported as not resolved.
 SE_GOAL = 0.1
+#: The fitted next order ``|d_t| / D^2`` above this share of ``|c_t| / D``: the first-order
+#: correction is no description of that ``D`` (:func:`first_order_at`).
+NEXT_ORDER = 0.5
 #: A fit whose chi-square has a p-value below this is rejected: ``c + d/D`` does not hold its
 #: points (:func:`fit`).
 P_MIN = 0.01
@@ -202,7 +207,8 @@ def corrections_table(
       against the simulation there, in standard errors (weak: the largest ``D`` has the fewest
       sets; ``None`` with fewer than three ``D``);
     * with a derived ``c_t``: ``derived_p``, its likelihood-ratio test against the free fit
-      (:func:`derived_test`); ``derived_z``, per ``D``, ``(simulated - E_t - c_t/D)``
+      (:func:`derived_test`); ``derived_fit_z``, the fitted minus the derived ``c_t`` in the
+      fit's standard errors; ``derived_z``, per ``D``, ``(simulated - E_t - c_t/D)``
       in standard errors of the simulated mean; ``closer``, whether ``E_t + c_t/D`` is closer
       to the simulated mean than ``E_t`` at every ``D`` (a weak check, the issue's).
 
@@ -243,6 +249,8 @@ def corrections_table(
             error = math.hypot(result["sem"], result["systematic"])
             good = not result["p"] < P_MIN
             row.update(fit=result, resolved=bool(good and error <= SE_GOAL * abs(result["c"])))
+            if row["derived"] is not None:
+                row["derived_fit_z"] = (result["c"] - row["derived"]) / result["sem"]
             row["held_out_z"] = None
             if dims.size >= 3:
                 inner = fit(dims[:-1], y[:-1], dy[:-1])
@@ -271,3 +279,15 @@ def derived_summary(rows) -> dict:
         raise ValueError("rows must hold at least one derived value (a row with derived_p)")
     combined = stats.combine_pvalues(ps, method="fisher").pvalue
     return {"tests": len(ps), "smallest_p": min(ps), "fisher_p": float(combined)}
+
+
+def first_order_at(row, D, next_order=NEXT_ORDER):
+    """How far dimension ``D`` lies from Result 1 at first order, for one fitted row of
+    :func:`corrections_table`: ``(c_t / (D E_t), fails)``, ``fails`` where the fitted next
+    order ``|d_t| / D^2`` exceeds ``next_order`` times ``|c_t| / D`` (the first-order correction
+    does not describe ``D``); ``None`` for a row without a fit."""
+    D = _checks.positive("D", D)
+    if row["fit"] is None:
+        return None
+    c, d = row["fit"]["c"], row["fit"]["d"]
+    return c / (D * row["E"]), bool(abs(d) > next_order * D * abs(c))

@@ -68,7 +68,9 @@ __all__ = [
     "cell_shares",
     "verdict_counts",
     "changed_verdicts",
+    "counts_by_tasks",
     "position",
+    "position_summary",
 ]
 
 #: Two-sided level of every test (the gap against 0, the trained layers against the model).
@@ -279,6 +281,15 @@ def verdict_counts(rows, depths=DEPTHS):
     return ["verdict"] + [f"t = {t}" for t in depths], table
 
 
+def counts_by_tasks(rows, t_max=5):
+    """``(headers, rows)``: how many cell-depths with ``t <= t_max`` got each verdict, one row
+    per number of tasks ``M`` (pooled over ``L`` and depth)."""
+    shallow = [r for r in rows if r.t <= t_max]
+    counts = Counter((r.M, r.verdict) for r in shallow)
+    table = [[M] + [counts[M, v] for v in VERDICTS] for M in sorted({r.M for r in shallow})]
+    return ["M", *VERDICTS], table
+
+
 def changed_verdicts(rows, other) -> list[tuple]:
     """``[(L, M, t, verdict in rows, verdict in other)]`` wherever the two lists of the same
     cells and depths (under other thresholds, say) disagree."""
@@ -315,4 +326,26 @@ def position(zero_start, averaged, level=LEVEL, trials=5) -> list[tuple]:
         if abs(f - 0.5) > cut * f_se:
             side = "averaged" if f < 0.5 else "zero_start"
         out.append((z.L, z.M, z.t, f, f_se, side))
+    return out
+
+
+def position_summary(placed) -> list[list]:
+    """One row per number of tasks ``M`` of :func:`position`'s rows: ``[M, rows, median
+    position, median standard error of a row's position, rows nearer the averaged model,
+    rows nearer neither, rows nearer the zero-start one]``."""
+    out = []
+    for M in sorted({p[1] for p in placed}):
+        here = [p for p in placed if p[1] == M]
+        sides = Counter(p[5] for p in here)
+        out.append(
+            [
+                M,
+                len(here),
+                float(np.median([p[3] for p in here])),
+                float(np.median([p[4] for p in here])),
+                sides["averaged"],
+                sides["middle"],
+                sides["zero_start"],
+            ]
+        )
     return out

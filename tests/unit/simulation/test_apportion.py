@@ -212,3 +212,21 @@ def test_the_committed_positions():
     few = [p for p in placed if p[1] == 100]
     assert sum(p[5] == "averaged" for p in few) > 0.5 * len(few)
     assert not [p for p in placed if p[1] == 3200 and p[5] == "averaged"]
+
+
+def test_counts_by_tasks_and_the_position_summary():
+    reference = np.ones(4)
+    trained = np.stack([reference + 0.1 + 0.001 * d for d in (-2, -1, 0, 1, 2)])
+    se, top = np.full(4, 0.001), np.full(4, 0.001)
+
+    def model(M, shift):
+        return ap.cell_shares(25, M, 50, trained, reference, reference + shift, se, top, [1, 2])
+
+    rows = model(100, 0.3) + model(200, 0.1)
+    headers, table = ap.counts_by_tasks(rows, t_max=1)
+    assert headers == ["M", *ap.VERDICTS]
+    assert table == [[100, 0, 1, 0, 0, 0], [200, 0, 0, 0, 0, 1]]  # below; explained
+    placed = ap.position(model(100, 0.3) + model(200, 0.25), model(100, -0.1) + model(200, -0.5))
+    summary = ap.position_summary(placed)
+    assert [s[:3] for s in summary] == [[100, 2, pytest.approx(0.5)], [200, 2, pytest.approx(0.8)]]
+    assert summary[0][4:] == [0, 2, 0] and summary[1][4:] == [0, 0, 2]

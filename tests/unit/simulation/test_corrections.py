@@ -189,3 +189,24 @@ def test_the_derived_values_are_summarised_together(committed):
     assert 0.01 <= summary["smallest_p"] <= summary["fisher_p"] <= 1
     with pytest.raises(ValueError, match="at least one derived value"):
         against_theory.derived_summary([r for r in rows if r["t"] > 1])
+
+
+def test_first_order_at_a_dimension():
+    row = {"E": 0.2, "fit": {"c": 0.5, "d": 10.0}}
+    share, fails = against_theory.first_order_at(row, 50)
+    assert share == pytest.approx(0.5 / (50 * 0.2)) and not fails  # 10/50^2 < 0.5 * 0.5/50
+    assert against_theory.first_order_at({**row, "fit": {"c": 0.5, "d": 13.0}}, 50)[1]
+    assert against_theory.first_order_at({"E": 0.2, "fit": None}, 50) is None
+    with pytest.raises(ValueError, match="D must be"):
+        against_theory.first_order_at(row, 0)
+
+
+def test_the_committed_derived_fit_z_is_the_fit_against_the_derived_value(committed):
+    _, rows = committed
+    for r in rows:
+        if r["t"] == 1:
+            assert r["derived_fit_z"] == pytest.approx(
+                (r["fit"]["c"] - r["derived"]) / r["fit"]["sem"]
+            )
+        else:
+            assert "derived_fit_z" not in r
